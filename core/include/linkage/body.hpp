@@ -1,0 +1,80 @@
+#pragma once
+// Bodies: what a world moves.
+//
+//   2D world: particle (x, y)          rigid body (x, y, θ)
+//   3D world: particle (x, y, z)
+//
+// A rigid body's position is its centre of mass; its angle θ (rad) is about z.
+
+#include <variant>
+#include <vector>
+
+#include "linkage/ids.hpp"
+#include "linkage/math.hpp"
+
+namespace linkage {
+
+enum class BodyKind {
+  particle,  // a point mass: 2 DOF in 2D, 3 in 3D
+  rigid,     // a 2D rigid body: x, y, θ (2D worlds only)
+};
+
+enum class Motion {
+  dynamic,    // moved by forces and constraints
+  fixed,      // never moves (inverse mass 0); constraints may hold on to it
+  kinematic,  // moves at its prescribed velocity; forces and constraints do not push it
+};
+
+// Shapes give a rigid body its mass and moment of inertia from a density, and
+// the viewer something to draw. Units: metres, in the body's frame.
+struct NoShape {};
+struct Disk {
+  double radius = 0.5;  // m
+};
+struct Box {
+  double half_width = 0.5;   // m, along the body's x axis
+  double half_height = 0.5;  // m, along the body's y axis
+};
+// A convex polygon, counter-clockwise or clockwise. Its vertices are stored
+// re-centred on the polygon's centroid, which is where the body's position is:
+// the body is placed so that its centre of mass is at BodyDef::position.
+struct Polygon {
+  std::vector<Vec2> vertices;  // m, at least 3, convex, non-zero area
+};
+using Shape = std::variant<NoShape, Disk, Box, Polygon>;
+
+struct BodyDef {
+  BodyKind kind = BodyKind::particle;
+  Motion motion = Motion::dynamic;
+  Vec3 position = Vec3::Zero();  // m, centre of mass
+  double angle = 0.0;            // rad, rigid bodies only
+  Vec3 velocity = Vec3::Zero();  // m/s; a kinematic body keeps this velocity
+  double angular_velocity = 0.0; // rad/s, rigid bodies only
+  // Mass: give it directly (mass > 0), or leave 0 to take density × area of
+  // the shape. A particle needs a mass; a fixed or kinematic body needs none.
+  double mass = 0.0;     // kg
+  double inertia = 0.0;  // kg·m² about the centre of mass; 0: from the shape
+  double density = 1.0;  // kg/m², used only when mass or inertia come from the shape
+  Shape shape = NoShape{};
+  // Damping forces −c·m·v and −c·I·ω; a rate, so independent of the mass.
+  double linear_damping = 0.0;   // 1/s
+  double angular_damping = 0.0;  // 1/s
+};
+
+// A body as the world holds it now.
+struct BodyInfo {
+  BodyId id;
+  BodyKind kind = BodyKind::particle;
+  Motion motion = Motion::dynamic;
+  Vec3 position = Vec3::Zero();
+  double angle = 0.0;
+  Vec3 velocity = Vec3::Zero();
+  double angular_velocity = 0.0;
+  double mass = 0.0;     // kg (0 for fixed and kinematic bodies given none)
+  double inertia = 0.0;  // kg·m²
+  Shape shape;
+  double linear_damping = 0.0;
+  double angular_damping = 0.0;
+};
+
+}  // namespace linkage

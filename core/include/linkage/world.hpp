@@ -1,0 +1,119 @@
+#pragma once
+// A world: bodies, constraints and forces, stepped by Witkin's constrained
+// dynamics. Every call that takes user input validates it first: on error it
+// returns the error and the world is exactly as it was.
+//
+// Concurrency: a World is a plain value with no locks. One thread at a time
+// may touch it; the server serialises commands and steps on the world's own
+// tick thread.
+
+#include <cstdint>
+#include <memory>
+#include <variant>
+#include <vector>
+
+#include "linkage/body.hpp"
+#include "linkage/constraints.hpp"
+#include "linkage/diagnostics.hpp"
+#include "linkage/force.hpp"
+#include "linkage/result.hpp"
+#include "linkage/settings.hpp"
+
+namespace linkage {
+
+struct WorldData;  // the world's private state (core/src)
+
+// What removing a body took with it.
+struct Removed {
+  std::vector<ConstraintId> constraints;
+  std::vector<ForceId> forces;
+};
+
+using ForceDefAny = std::variant<SpringDef, ForceDef>;
+
+struct ForceInfo {
+  ForceId id;
+  ForceDefAny def;  // a spring's rest length resolved
+};
+
+// A complete copy of a world: bodies, constraints, forces, ids, warm-start
+// data, time and settings. Restoring it resumes bit-identically.
+class WorldState {
+ public:
+  WorldState();
+  ~WorldState();
+  WorldState(const WorldState&);
+  WorldState& operator=(const WorldState&);
+
+ private:
+  friend class World;
+  std::unique_ptr<WorldData> data_;
+};
+
+class World {
+ public:
+  // A new, empty world; fails on invalid settings.
+  static Result<World> create(const WorldSettings& settings = {});
+
+  World(const World&);
+  World& operator=(const World&);
+  World(World&&) noexcept;
+  World& operator=(World&&) noexcept;
+  ~World();
+
+  const WorldSettings& settings() const;
+  // Changes settings live; the dimension may change only while the world is empty.
+  Status set_settings(const WorldSettings& settings);
+
+  // --- bodies ---
+  Result<BodyId> add_body(const BodyDef& def);
+  // Replaces a body's definition (state, mass, shape, motion); its kind stays.
+  Status update_body(BodyId id, const BodyDef& def);
+  // Removes the body and every constraint and force attached to it.
+  Result<Removed> remove_body(BodyId id);
+  Result<BodyInfo> body(BodyId id) const;
+  std::vector<BodyId> bodies() const;  // in creation order
+  bool contains(BodyId id) const;
+
+  // --- constraints ---
+  Result<ConstraintId> add_constraint(const ConstraintDef& def);
+  // Changes parameters (rest length, motor speed, ratio...) between steps.
+  // The type and the bodies must stay the same; λ is kept for warm starting.
+  Status update_constraint(ConstraintId id, const ConstraintDef& def);
+  Status remove_constraint(ConstraintId id);
+  Result<ConstraintInfo> constraint(ConstraintId id) const;
+  std::vector<ConstraintId> constraints() const;  // in creation order
+  bool contains(ConstraintId id) const;
+
+  // --- forces ---
+  Result<ForceId> add_spring(const SpringDef& def);
+  Status update_spring(ForceId id, const SpringDef& def);
+  Result<ForceId> apply_force(const ForceDef& def);
+  Status remove_force(ForceId id);
+  Result<ForceInfo> force(ForceId id) const;
+  std::vector<ForceId> forces() const;
+  bool contains(ForceId id) const;
+
+  // --- time ---
+  // Advances the world by settings().dt in settings().substeps solver steps.
+  const StepDiagnostics& step();
+  // The last step's diagnostics (zeros and the current state's measures before any step).
+  const StepDiagnostics& diagnostics() const;
+  double time() const;
+  std::uint64_t step_count() const;
+  // Changes whenever a body or constraint is added or removed.
+  std::uint64_t topology_version() const;
+
+  // --- state ---
+  WorldState save() const;
+  void restore(const WorldState& state);
+  // FNV-1a over the bytes of the dynamic state (q, q̇, λ, time): equal hashes
+  // mean bit-identical runs.
+  std::uint64_t state_hash() const;
+
+ private:
+  explicit World(std::unique_ptr<WorldData> data);
+  std::unique_ptr<WorldData> d_;
+};
+
+}  // namespace linkage

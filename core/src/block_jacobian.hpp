@@ -1,0 +1,48 @@
+#pragma once
+// The sparse block Jacobian J: each constraint contributes one small dense
+// block (its rows × a body's DOF) per movable body it touches. J is never
+// stored densely; products with J and Jᵀ walk the blocks.
+
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+namespace linkage {
+
+class BlockJacobian {
+ public:
+  struct Block {
+    int col, cols;  // the body's DOF range
+    int values;     // offset of the row-major rows × cols values
+  };
+  // The rows of one constraint and the blocks that cover them.
+  struct Group {
+    int row, rows;
+    int first_block, blocks;
+  };
+
+  void reset(int rows, int cols);
+  void begin_group(int row, int rows);
+  // Appends a block to the current group; returns its row-major storage.
+  double* add_block(int col, int cols);
+
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+  const std::vector<Group>& groups() const { return groups_; }
+  const Block& block(int i) const { return blocks_[i]; }
+  const double* values(const Block& b) const { return values_.data() + b.values; }
+
+  void multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;               // y = J x
+  void add_transpose_product(const Eigen::VectorXd& l, Eigen::VectorXd& y) const;  // y += Jᵀ l
+  Eigen::VectorXd gram_diagonal(const Eigen::VectorXd& w) const;                   // diag(J W Jᵀ)
+  Eigen::SparseMatrix<double> gram(const Eigen::VectorXd& w) const;                // J W Jᵀ
+
+ private:
+  int rows_ = 0, cols_ = 0;
+  std::vector<Group> groups_;
+  std::vector<Block> blocks_;
+  std::vector<double> values_;
+};
+
+}  // namespace linkage

@@ -1,0 +1,83 @@
+#pragma once
+// The one small interface every constraint type implements, and the one
+// dispatch point over the ConstraintDef variant.
+//
+// A constraint sees the two bodies it names as BodyViews (the world, for a
+// null id, is a body that does not move) and fills Rows: per row its C, Ċ,
+// J̇q̇ and c_tt, and its Jacobian blocks with respect to each body's DOF.
+
+#include <Eigen/Core>
+
+#include "linkage/constraints.hpp"
+#include "linkage/result.hpp"
+
+namespace linkage {
+
+// A body's state as a constraint sees it.
+struct BodyView {
+  bool exists = false;  // false: the world (fixed frame, no DOF)
+  bool rigid = false;   // has an angle θ as its third DOF
+  int dof = 0;
+  Vec3 x = Vec3::Zero();  // position (z = 0 in 2D)
+  double theta = 0.0;
+  Vec3 v = Vec3::Zero();
+  double omega = 0.0;
+};
+
+struct Rows {
+  static constexpr int kMax = 3;
+  int count = 0;
+  // true for a velocity constraint J q̇ + b = 0 (a motor): it has no C, and
+  // Ċ holds its velocity error J q̇ + b.
+  bool velocity_level = false;
+  double C[kMax] = {};
+  double Cdot[kMax] = {};
+  double jdot_qdot[kMax] = {};  // J̇ q̇
+  double c_tt[kMax] = {};       // ∂²C/∂t²
+  double lo[kMax] = {}, hi[kMax] = {};  // bounds on λ (±∞ for an equality)
+  Eigen::Matrix3d Ja = Eigen::Matrix3d::Zero();  // row r, column: a's DOF
+  Eigen::Matrix3d Jb = Eigen::Matrix3d::Zero();
+};
+
+// Which world a constraint lives in, and what the bodies it names are.
+struct BodyFacts {
+  bool exists = false;   // false: the world
+  bool rigid = false;
+  bool dynamic = false;  // moved by forces (not fixed, not kinematic)
+};
+
+// The bodies a def names, in (a, b) order; a null id is the world.
+struct BodyPair {
+  BodyId a, b;
+};
+BodyPair constraint_bodies(const ConstraintDef& def);
+
+// Rows the constraint contributes in a world of this dimension.
+int constraint_rows(const ConstraintDef& def, int dimension);
+
+// Checks everything about the def that can be checked without the world's
+// state: finite numbers, positive lengths, body kinds and dimension. Messages
+// name the field.
+Status validate_constraint(const ConstraintDef& def, int dimension, BodyFacts a, BodyFacts b);
+
+// Replaces every "current" value (NaN) by its value at this state.
+ConstraintDef resolve_constraint(const ConstraintDef& def, const BodyView& a, const BodyView& b, double t);
+
+// The constraint's rows at this state.
+void evaluate_constraint(const ConstraintDef& def, const BodyView& a, const BodyView& b, double t, int dimension,
+                         Rows& out);
+
+// Each type's own evaluate, one per file.
+void evaluate(const DistanceDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
+void evaluate(const PinDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
+void evaluate(const PointOnLineDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
+void evaluate(const PointOnCircleDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
+void evaluate(const PointOnPlaneDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
+void evaluate(const WeldDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
+void evaluate(const RelativeAngleDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
+void evaluate(const GearDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
+void evaluate(const RackAndPinionDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
+void evaluate(const MotorDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
+void evaluate(const TrajectoryDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
+
+}  // namespace linkage

@@ -1,0 +1,93 @@
+#pragma once
+// Reusable parts of constraints, with their kinematics written out.
+//
+// An anchor r (body frame) on a 2D rigid body sits at p = x + R(θ) r. With
+// s = R(θ) r and s⊥ = (−s_y, s_x):
+//   ṗ = v + ω s⊥,    J_p = ∂p/∂(x, y, θ) = [I₂ | s⊥],    p̈ = J_p q̈ − ω² s.
+// The last term is the anchor's J̇q̇ ("bias" acceleration). A particle's anchor
+// is a fixed offset: J_p = I, no bias. The world's anchor is a fixed point.
+
+#include <cmath>
+#include <limits>
+
+#include "constraint.hpp"
+
+namespace linkage {
+
+inline Vec3 perp(const Vec3& s) { return Vec3(-s.y(), s.x(), 0.0); }
+
+inline Vec3 rotate(double theta, const Vec3& r) {
+  const double c = std::cos(theta), s = std::sin(theta);
+  return Vec3(c * r.x() - s * r.y(), s * r.x() + c * r.y(), r.z());
+}
+
+// A direction fixed in a body's frame, in world coordinates (unit length).
+inline Vec3 body_direction(const BodyView& b, const Vec3& local) {
+  const Vec3 u = b.rigid ? rotate(b.theta, local) : local;
+  return u.normalized();
+}
+
+struct Anchor {
+  Vec3 p = Vec3::Zero();     // world position
+  Vec3 pdot = Vec3::Zero();  // world velocity
+  Vec3 bias = Vec3::Zero();  // J̇q̇: the acceleration at zero q̈
+  Vec3 s = Vec3::Zero();     // p − x, the lever arm
+  Eigen::Matrix3d J = Eigen::Matrix3d::Zero();  // ∂p/∂(body DOF), 3 × dof
+};
+
+inline Anchor anchor(const BodyView& b, const Vec3& local) {
+  Anchor a;
+  if (!b.exists) {
+    a.p = local;
+    return a;
+  }
+  if (b.rigid) {
+    a.s = rotate(b.theta, local);
+    const Vec3 sp = perp(a.s);
+    a.p = b.x + a.s;
+    a.pdot = b.v + b.omega * sp;
+    a.bias = -b.omega * b.omega * a.s;
+    a.J(0, 0) = 1.0;
+    a.J(1, 1) = 1.0;
+    a.J(0, 2) = sp.x();
+    a.J(1, 2) = sp.y();
+  } else {
+    a.s = local;
+    a.p = b.x + local;
+    a.pdot = b.v;
+    for (int i = 0; i < b.dof; ++i) a.J(i, i) = 1.0;
+  }
+  return a;
+}
+
+// The relative vector d = p_b − p_a between two anchors and its derivatives.
+struct Separation {
+  Anchor a, b;
+  Vec3 d, ddot, bias;  // p_b − p_a, ṗ_b − ṗ_a, its J̇q̇
+};
+
+inline Separation separation(const BodyView& ba, const Vec3& la, const BodyView& bb, const Vec3& lb) {
+  Separation s{anchor(ba, la), anchor(bb, lb), {}, {}, {}};
+  s.d = s.b.p - s.a.p;
+  s.ddot = s.b.pdot - s.a.pdot;
+  s.bias = s.b.bias - s.a.bias;
+  return s;
+}
+
+// Row r of a constraint whose C depends on q only through d, with ∂C/∂d = g:
+// J_a = −gᵀ J_pa, J_b = gᵀ J_pb.
+inline void set_separation_row(Rows& out, int r, const Separation& s, const Vec3& g) {
+  out.Ja.row(r) = -(g.transpose() * s.a.J);
+  out.Jb.row(r) = g.transpose() * s.b.J;
+}
+
+inline void set_equality(Rows& out, int count) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  out.count = count;
+  for (int r = 0; r < count; ++r) {
+    out.lo[r] = -inf;
+    out.hi[r] = inf;
+  }
+}
+
+}  // namespace linkage

@@ -1,0 +1,29 @@
+// Rack and pinion (2D). The rack a carries an anchor p_a and an axis u (turning
+// with a); the pinion b turns about its centre x_b. With e = p_a − x_b:
+//   C = e·u − r θ_b − c,
+//   Ċ = ė·u + e·u̇ − r ω_b,   u̇ = ω_a u⊥ (0 for a particle rack),
+//   J_a = uᵀ J_pa + (e·u⊥) e_θ,   J_b = [−uᵀ, −r],
+//   J̇q̇ = bias_a·u + 2 ė·u̇ − ω_a² e·u.
+#include "parts.hpp"
+
+namespace linkage {
+
+void evaluate(const RackAndPinionDef& c, const BodyView& a, const BodyView& b, double, int, Rows& out) {
+  const Anchor pa = anchor(a, c.anchor);
+  const Vec3 u = body_direction(a, c.axis);
+  const double w = a.rigid ? a.omega : 0.0;
+  const Vec3 udot = w * perp(u);
+  const Vec3 e = pa.p - b.x;
+  const Vec3 edot = pa.pdot - b.v;
+  set_equality(out, 1);
+  out.C[0] = e.dot(u) - c.radius * b.theta - c.offset;
+  out.Cdot[0] = edot.dot(u) + e.dot(udot) - c.radius * b.omega;
+  out.jdot_qdot[0] = pa.bias.dot(u) + 2.0 * edot.dot(udot) - w * w * e.dot(u);
+  out.Ja.row(0) = u.transpose() * pa.J;
+  if (a.rigid) out.Ja(0, 2) += e.dot(perp(u));
+  out.Jb(0, 0) = -u.x();
+  out.Jb(0, 1) = -u.y();
+  out.Jb(0, 2) = -c.radius;
+}
+
+}  // namespace linkage

@@ -1,0 +1,16 @@
+#pragma once
+// Applied forces Q_a: gravity, damping, springs and dampers, user forces.
+
+#include <Eigen/Core>
+
+#include "world_data.hpp"
+
+namespace linkage {
+
+// Adds every applied force at state (q, q̇) into Qa (one entry per DOF).
+void accumulate_forces(const WorldData& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& Qa);
+
+// Σ ½ k (|d| − L)² over the world's springs at its current state.
+double spring_energy(const WorldData& d);
+
+}  // namespace linkage

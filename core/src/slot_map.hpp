@@ -1,0 +1,58 @@
+#pragma once
+// Generational slots: hands out ids, maps a live id to its dense index.
+// Ids are never reused: a freed slot comes back with the next generation, and
+// a slot whose generation would wrap is retired for good.
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "linkage/ids.hpp"
+
+namespace linkage {
+
+template <class IdT>
+class SlotMap {
+ public:
+  IdT insert(int dense) {
+    std::uint32_t index;
+    if (free_.empty()) {
+      index = static_cast<std::uint32_t>(slots_.size());
+      slots_.push_back({});
+    } else {
+      index = free_.back();
+      free_.pop_back();
+    }
+    Slot& s = slots_[index];
+    ++s.generation;
+    s.dense = dense;
+    return IdT{index, s.generation};
+  }
+
+  // The dense index of a live id, or −1.
+  int find(IdT id) const {
+    if (id.is_null() || id.index >= slots_.size()) return -1;
+    const Slot& s = slots_[id.index];
+    return s.generation == id.generation ? s.dense : -1;
+  }
+
+  void set_dense(IdT id, int dense) { slots_[id.index].dense = dense; }
+
+  void erase(IdT id) {
+    Slot& s = slots_[id.index];
+    s.dense = -1;
+    if (s.generation == std::numeric_limits<std::uint32_t>::max()) return;
+    ++s.generation;  // the erased id is orphaned at once
+    free_.push_back(id.index);
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t generation = 0;
+    int dense = -1;
+  };
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_;
+};
+
+}  // namespace linkage

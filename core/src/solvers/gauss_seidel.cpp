@@ -1,0 +1,68 @@
+// Gauss–Seidel on K λ = r, matrix-free: keeps u = W Jᵀ λ up to date, so row
+// i's product is (K λ)_i = J_i u + reg_i λ_i, and a change δ of λ_i adds
+// δ W J_iᵀ to u. Clamping λ_i to [lo_i, hi_i] in the sweep makes it projected
+// Gauss–Seidel, which is how bounded rows (a motor's maximum torque) are met.
+#include <algorithm>
+
+#include "solvers.hpp"
+
+namespace linkage {
+
+SolveStats solve_gauss_seidel(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& x,
+                              const Eigen::VectorXd& lo, const Eigen::VectorXd& hi, double tolerance,
+                              int max_iterations) {
+  const BlockJacobian& J = k.J;
+  const int n = static_cast<int>(r.size());
+  SolveStats stats;
+  const double norm_r = r.norm();
+  if (n == 0) return stats;
+  const Eigen::VectorXd diag = k.diagonal();
+  Eigen::VectorXd u = Eigen::VectorXd::Zero(J.cols());
+  J.add_transpose_product(x, u);
+  u.array() *= k.w.array();
+
+  Eigen::VectorXd kx(n), dof;
+  auto residual = [&] {
+    k.apply(x, kx, dof);
+    double s = 0.0;
+    for (int i = 0; i < n; ++i) {
+      if (k.is_held(i)) continue;
+      double ri = r[i] - kx[i];
+      // A row at its bound with the residual pushing outward is satisfied.
+      if ((x[i] <= lo[i] && ri < 0.0) || (x[i] >= hi[i] && ri > 0.0)) ri = 0.0;
+      s += ri * ri;
+    }
+    return norm_r > 0.0 ? std::sqrt(s) / norm_r : std::sqrt(s);
+  };
+
+  double rel = residual();
+  while (rel > tolerance && stats.iterations < max_iterations) {
+    for (const BlockJacobian::Group& g : J.groups()) {
+      for (int row = 0; row < g.rows; ++row) {
+        const int i = g.row + row;
+        if (k.is_held(i)) continue;
+        double ji_u = 0.0;
+        for (int b = g.first_block; b < g.first_block + g.blocks; ++b) {
+          const BlockJacobian::Block& blk = J.block(b);
+          const double* v = J.values(blk) + row * blk.cols;
+          for (int c = 0; c < blk.cols; ++c) ji_u += v[c] * u[blk.col + c];
+        }
+        const double old = x[i];
+        x[i] = std::clamp(old + (r[i] - ji_u - k.reg[i] * old) / diag[i], lo[i], hi[i]);
+        const double delta = x[i] - old;
+        if (delta == 0.0) continue;
+        for (int b = g.first_block; b < g.first_block + g.blocks; ++b) {
+          const BlockJacobian::Block& blk = J.block(b);
+          const double* v = J.values(blk) + row * blk.cols;
+          for (int c = 0; c < blk.cols; ++c) u[blk.col + c] += k.w[blk.col + c] * v[c] * delta;
+        }
+      }
+    }
+    ++stats.iterations;
+    rel = residual();
+  }
+  stats.residual = rel;
+  return stats;
+}
+
+}  // namespace linkage

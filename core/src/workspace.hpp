@@ -1,0 +1,44 @@
+#pragma once
+// Scratch space of the derivative evaluation and the solvers' caches. Derived
+// from the world's state and rebuilt on demand, so a copy starts empty.
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "block_jacobian.hpp"
+#include "linkage/diagnostics.hpp"
+#include "solvers/solvers.hpp"
+
+namespace linkage {
+
+struct Workspace {
+  Workspace() = default;
+  Workspace(const Workspace&) {}
+  Workspace& operator=(const Workspace&) {
+    *this = Workspace();
+    return *this;
+  }
+  Workspace& operator=(Workspace&&) = default;
+
+  BlockJacobian J;
+  Eigen::VectorXd Qa, w;                  // per DOF: applied forces, inverse masses
+  Eigen::VectorXd C, Cdot, jdot_qdot, c_tt, lo, hi;  // per row
+  Eigen::VectorXd rhs, reg, lambda, dof_scratch;
+  std::vector<char> velocity_row, held;
+
+  LdltSolver ldlt;
+  // The rank deficiency found for this topology, for the iterative solvers.
+  std::uint64_t rank_topology = std::numeric_limits<std::uint64_t>::max();
+  int rank_deficiency = 0;
+
+  // Accumulated over one step.
+  StageTimes times;
+  int iterations = 0;
+  double residual = 0.0;
+  int step_rank_deficiency = 0;
+};
+
+}  // namespace linkage

@@ -1,0 +1,220 @@
+// World: lifecycle, settings, stepping, diagnostics and state.
+#include "linkage/world.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "body_view.hpp"
+#include "dynamics.hpp"
+#include "forces.hpp"
+#include "integrators.hpp"
+#include "world_data.hpp"
+#include "world_internal.hpp"
+
+namespace linkage {
+namespace {
+
+Status validate_settings(const WorldSettings& s) {
+  if (s.dimension != 2 && s.dimension != 3)
+    return invalid_argument("dimension: must be 2 or 3, got " + std::to_string(s.dimension));
+  if (!s.gravity.allFinite()) return invalid_argument("gravity: must be finite");
+  if (s.dimension == 2 && s.gravity.z() != 0.0) return invalid_argument("gravity: z must be 0 in a 2D world");
+  if (!(std::isfinite(s.dt) && s.dt > 0.0)) return invalid_argument("dt: must be > 0 s, got " + std::to_string(s.dt));
+  if (s.substeps < 1 || s.substeps > 1000)
+    return invalid_argument("substeps: must be 1 to 1000, got " + std::to_string(s.substeps));
+  if (!(std::isfinite(s.feedback_stiffness) && s.feedback_stiffness >= 0.0))
+    return invalid_argument("feedback_stiffness: must be ≥ 0 1/s², got " + std::to_string(s.feedback_stiffness));
+  if (!(std::isfinite(s.feedback_damping) && s.feedback_damping >= 0.0))
+    return invalid_argument("feedback_damping: must be ≥ 0 1/s, got " + std::to_string(s.feedback_damping));
+  if (!(std::isfinite(s.solver_tolerance) && s.solver_tolerance > 0.0))
+    return invalid_argument("solver_tolerance: must be > 0, got " + std::to_string(s.solver_tolerance));
+  if (s.solver_max_iterations < 1)
+    return invalid_argument("solver_max_iterations: must be ≥ 1, got " + std::to_string(s.solver_max_iterations));
+  if (!(std::isfinite(s.regularization) && s.regularization >= 0.0 && s.regularization < 1.0))
+    return invalid_argument("regularization: must be in [0, 1), got " + std::to_string(s.regularization));
+  return ok_status();
+}
+
+template <class Ids>
+std::vector<decltype(Ids{}[0].id)> ids_of(const Ids& records) {
+  std::vector<decltype(Ids{}[0].id)> out;
+  out.reserve(records.size());
+  for (const auto& r : records) out.push_back(r.id);
+  return out;
+}
+
+// Constraint error, energy and momentum of the state the step ended in.
+void measure(WorldData& d, StepDiagnostics& out) {
+  const int dim = d.settings.dimension;
+  double sum_c = 0.0, sum_cdot = 0.0;
+  int n_c = 0, n_cdot = 0;
+  out.max_error = out.max_error_rate = 0.0;
+  for (const ConstraintRecord& c : d.constraints) {
+    Rows rows;
+    evaluate_constraint(c.def, body_view(d, c.body_a), body_view(d, c.body_b), d.time, dim, rows);
+    for (int r = 0; r < c.rows; ++r) {
+      if (!rows.velocity_level) {
+        out.max_error = std::max(out.max_error, std::abs(rows.C[r]));
+        sum_c += rows.C[r] * rows.C[r];
+        ++n_c;
+      }
+      out.max_error_rate = std::max(out.max_error_rate, std::abs(rows.Cdot[r]));
+      sum_cdot += rows.Cdot[r] * rows.Cdot[r];
+      ++n_cdot;
+    }
+  }
+  out.rms_error = n_c ? std::sqrt(sum_c / n_c) : 0.0;
+  out.rms_error_rate = n_cdot ? std::sqrt(sum_cdot / n_cdot) : 0.0;
+
+  out.kinetic_energy = out.gravitational_energy = 0.0;
+  out.linear_momentum.setZero();
+  out.angular_momentum.setZero();
+  for (std::size_t i = 0; i < d.bodies.size(); ++i) {
+    const BodyRecord& r = d.bodies[i];
+    if (r.motion != Motion::dynamic) continue;
+    const BodyView b = body_view(d, static_cast<int>(i));
+    out.kinetic_energy += 0.5 * r.mass * b.v.squaredNorm() + 0.5 * r.inertia * b.omega * b.omega;
+    out.gravitational_energy -= r.mass * d.settings.gravity.dot(b.x);
+    out.linear_momentum += r.mass * b.v;
+    out.angular_momentum += r.mass * b.x.cross(b.v) + Vec3(0.0, 0.0, r.inertia * b.omega);
+  }
+  out.spring_energy = spring_energy(d);
+  out.step = d.steps;
+  out.time = d.time;
+}
+
+}  // namespace
+
+// --- lifecycle ---
+
+WorldState::WorldState() = default;
+WorldState::~WorldState() = default;
+WorldState::WorldState(const WorldState& o) : data_(o.data_ ? std::make_unique<WorldData>(*o.data_) : nullptr) {}
+WorldState& WorldState::operator=(const WorldState& o) {
+  if (this != &o) data_ = o.data_ ? std::make_unique<WorldData>(*o.data_) : nullptr;
+  return *this;
+}
+
+World::World(std::unique_ptr<WorldData> data) : d_(std::move(data)) {}
+World::World(const World& o) : d_(std::make_unique<WorldData>(*o.d_)) {}
+World& World::operator=(const World& o) {
+  if (this != &o) *d_ = *o.d_;
+  return *this;
+}
+World::World(World&&) noexcept = default;
+World& World::operator=(World&&) noexcept = default;
+World::~World() = default;
+
+Result<World> World::create(const WorldSettings& settings) {
+  if (Status s = validate_settings(settings); !s) return s.error();
+  auto d = std::make_unique<WorldData>();
+  d->settings = settings;
+  return World(std::move(d));
+}
+
+const WorldSettings& World::settings() const { return d_->settings; }
+
+Status World::set_settings(const WorldSettings& settings) {
+  if (Status s = validate_settings(settings); !s) return s;
+  if (settings.dimension != d_->settings.dimension && !d_->bodies.empty())
+    return Error{ErrorCode::failed_precondition,
+                 "dimension: cannot change while the world holds bodies; remove them first"};
+  if (settings.solver != d_->settings.solver) d_->ws.ldlt.reset();
+  d_->settings = settings;
+  return ok_status();
+}
+
+// --- time ---
+
+const StepDiagnostics& World::step() {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  WorldData& d = *d_;
+  Workspace& ws = d.ws;
+  ws.times = {};
+  ws.iterations = 0;
+  ws.residual = 0.0;
+  ws.step_rank_deficiency = 0;
+  update_inverse_masses(d);
+  for (ConstraintRecord& c : d.constraints) c.lambda = {};
+
+  const int substeps = d.settings.substeps;
+  const double h = d.settings.dt / substeps;
+  const AccelerationFn accel = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& a,
+                                   double weight) { accelerations(d, h, t, q, v, a, weight / substeps); };
+  for (int i = 0; i < substeps; ++i) {
+    const auto sub = Clock::now();
+    const double evaluated = ws.times.forces + ws.times.constraints + ws.times.solve;
+    integrate(d.settings.integrator, d.time, h, d.q, d.v, accel);
+    d.time += h;
+    ws.times.integrate += std::chrono::duration<double>(Clock::now() - sub).count() -
+                          (ws.times.forces + ws.times.constraints + ws.times.solve - evaluated);
+  }
+  ++d.steps;
+
+  // Forces applied for one step are spent.
+  std::erase_if(d.forces, [&](const ForceRecord& f) {
+    const auto* uf = std::get_if<ForceDef>(&f.def);
+    if (!uf || uf->persistent) return false;
+    d.force_ids.erase(f.id);
+    return true;
+  });
+  for (std::size_t i = 0; i < d.forces.size(); ++i) d.force_ids.set_dense(d.forces[i].id, static_cast<int>(i));
+
+  StepDiagnostics& out = d.diagnostics;
+  measure(d, out);
+  out.solver_iterations = ws.iterations;
+  out.solver_residual = ws.residual;
+  out.rank_deficiency = ws.step_rank_deficiency;
+  out.stage_seconds = ws.times;
+  out.step_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return out;
+}
+
+const StepDiagnostics& World::diagnostics() const {
+  if (d_->steps == 0) measure(*d_, d_->diagnostics);
+  return d_->diagnostics;
+}
+double World::time() const { return d_->time; }
+std::uint64_t World::step_count() const { return d_->steps; }
+std::uint64_t World::topology_version() const { return d_->topology_version; }
+
+// --- state ---
+
+WorldState World::save() const {
+  WorldState s;
+  s.data_ = std::make_unique<WorldData>(*d_);
+  return s;
+}
+
+void World::restore(const WorldState& state) {
+  if (state.data_) *d_ = *state.data_;
+}
+
+std::uint64_t World::state_hash() const {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const void* p, std::size_t n) {
+    const auto* bytes = static_cast<const unsigned char*>(p);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  };
+  mix(d_->q.data(), sizeof(double) * static_cast<std::size_t>(d_->q.size()));
+  mix(d_->v.data(), sizeof(double) * static_cast<std::size_t>(d_->v.size()));
+  mix(&d_->time, sizeof d_->time);
+  for (const ConstraintRecord& c : d_->constraints) {
+    mix(c.lambda.data(), sizeof c.lambda);
+    mix(c.warm.data(), sizeof c.warm);
+  }
+  return h;
+}
+
+// --- listings ---
+
+std::vector<BodyId> World::bodies() const { return ids_of(d_->bodies); }
+std::vector<ConstraintId> World::constraints() const { return ids_of(d_->constraints); }
+std::vector<ForceId> World::forces() const { return ids_of(d_->forces); }
+bool World::contains(BodyId id) const { return d_->body_ids.find(id) >= 0; }
+bool World::contains(ConstraintId id) const { return d_->constraint_ids.find(id) >= 0; }
+bool World::contains(ForceId id) const { return d_->force_ids.find(id) >= 0; }
+
+}  // namespace linkage

@@ -1,0 +1,112 @@
+// World: springs, dampers and applied forces.
+#include <cmath>
+
+#include "constraints/parts.hpp"
+#include "body_view.hpp"
+#include "linkage/world.hpp"
+#include "world_internal.hpp"
+
+namespace linkage {
+namespace {
+
+Status check_vec(const char* field, const Vec3& v, int dim) {
+  if (!v.allFinite()) return invalid_argument(std::string(field) + ": must be finite");
+  if (dim == 2 && v.z() != 0.0) return invalid_argument(std::string(field) + ": z must be 0 in a 2D world");
+  return ok_status();
+}
+
+#define LINKAGE_CHECK(expr) \
+  if (Status s_ = (expr); !s_) return s_.error()
+
+struct ResolvedSpring {
+  SpringDef def;
+  int a = -1, b = -1;
+};
+
+Result<ResolvedSpring> resolve_spring(const WorldData& d, const SpringDef& def) {
+  if (def.a.is_null()) return invalid_argument("a: must name a body");
+  if (def.a == def.b) return invalid_argument("a, b: name the same body; a spring needs two different bodies");
+  Result<int> a = body_index(d, def.a, "a");
+  if (!a) return a.error();
+  Result<int> b = body_index(d, def.b, "b");
+  if (!b) return b.error();
+  const int dim = d.settings.dimension;
+  LINKAGE_CHECK(check_vec("anchor_a", def.anchor_a, dim));
+  LINKAGE_CHECK(check_vec("anchor_b", def.anchor_b, dim));
+  if (!(std::isfinite(def.stiffness) && def.stiffness >= 0.0))
+    return invalid_argument("stiffness: must be finite and ≥ 0 N/m, got " + std::to_string(def.stiffness));
+  if (!(std::isfinite(def.damping) && def.damping >= 0.0))
+    return invalid_argument("damping: must be finite and ≥ 0 N·s/m, got " + std::to_string(def.damping));
+  if (!std::isfinite(def.rest_length))
+    return invalid_argument("rest_length: must be finite (negative for the current distance)");
+  ResolvedSpring r{def, a.value(), b.value()};
+  if (r.def.rest_length < 0.0)
+    r.def.rest_length =
+        separation(body_view(d, r.a), def.anchor_a, body_view(d, r.b), def.anchor_b).d.norm();
+  return r;
+}
+
+}  // namespace
+
+Result<ForceId> World::add_spring(const SpringDef& def) {
+  WorldData& d = *d_;
+  Result<ResolvedSpring> r = resolve_spring(d, def);
+  if (!r) return r.error();
+  ForceRecord f{d.force_ids.insert(static_cast<int>(d.forces.size())), r.value().def, r.value().a, r.value().b};
+  d.forces.push_back(std::move(f));
+  ++d.topology_version;
+  return d.forces.back().id;
+}
+
+Status World::update_spring(ForceId id, const SpringDef& def) {
+  WorldData& d = *d_;
+  const int i = d.force_ids.find(id);
+  if (i < 0) return not_found("id", "force", id);
+  ForceRecord& f = d.forces[static_cast<std::size_t>(i)];
+  const auto* now = std::get_if<SpringDef>(&f.def);
+  if (!now) return invalid_argument("id: " + id_text("force", id) + " is an applied force, not a spring");
+  if (now->a != def.a || now->b != def.b)
+    return invalid_argument("a, b: a spring's bodies cannot change; remove it and add a new one");
+  Result<ResolvedSpring> r = resolve_spring(d, def);
+  if (!r) return r.error();
+  f.def = r.value().def;
+  return ok_status();
+}
+
+Result<ForceId> World::apply_force(const ForceDef& def) {
+  WorldData& d = *d_;
+  if (def.body.is_null()) return invalid_argument("body: must name a body");
+  Result<int> b = body_index(d, def.body, "body");
+  if (!b) return b.error();
+  const int dim = d.settings.dimension;
+  LINKAGE_CHECK(check_vec("force", def.force, dim));
+  LINKAGE_CHECK(check_vec("point", def.point, dim));
+  if (!std::isfinite(def.torque)) return invalid_argument("torque: must be finite");
+  if (def.torque != 0.0 && d.bodies[static_cast<std::size_t>(b.value())].kind != BodyKind::rigid)
+    return invalid_argument("torque: a particle cannot take a torque; only rigid bodies turn");
+  ForceRecord f{d.force_ids.insert(static_cast<int>(d.forces.size())), def, b.value(), -1};
+  d.forces.push_back(std::move(f));
+  return d.forces.back().id;
+}
+
+Status World::remove_force(ForceId id) {
+  WorldData& d = *d_;
+  const int i = d.force_ids.find(id);
+  if (i < 0) return not_found("id", "force", id);
+  const bool spring = std::holds_alternative<SpringDef>(d.forces[static_cast<std::size_t>(i)].def);
+  d.forces.erase(d.forces.begin() + i);
+  d.force_ids.erase(id);
+  for (std::size_t k = static_cast<std::size_t>(i); k < d.forces.size(); ++k)
+    d.force_ids.set_dense(d.forces[k].id, static_cast<int>(k));
+  if (spring) ++d.topology_version;
+  return ok_status();
+}
+
+Result<ForceInfo> World::force(ForceId id) const {
+  const int i = d_->force_ids.find(id);
+  if (i < 0) return not_found("id", "force", id);
+  const ForceRecord& f = d_->forces[static_cast<std::size_t>(i)];
+  return ForceInfo{f.id, f.def};
+}
+
+}  // namespace linkage

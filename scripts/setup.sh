@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs every Debian package linkage needs to build, run and test.
+# Idempotent: installs only what is missing. Runs as root (or through sudo).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libeigen3-dev                      # core: vectors, sparse matrices, LDLᵀ
+  libgtest-dev libgmock-dev          # tests
+  libbenchmark-dev                   # bench/
+  libbox2d-dev                       # bench/: the peer engine
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+echo "setup: installing ${missing[*]}"
+"${as_root[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}"
