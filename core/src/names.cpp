@@ -22,4 +22,13 @@ std::string_view solver_name(LinearSolver s) {
   return "unknown";
 }
 
+std::string_view dynamics_name(Dynamics d) {
+  switch (d) {
+    case Dynamics::force_based: return "force_based";
+    case Dynamics::velocity_projection: return "velocity_projection";
+    case Dynamics::sequential_impulses: return "sequential_impulses";
+  }
+  return "unknown";
+}
+
 }  // namespace linkage

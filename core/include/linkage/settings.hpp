@@ -21,6 +21,18 @@ enum class LinearSolver {
   gauss_seidel,        // row sweeps, warm-started; clamps bounded rows in place
 };
 
+enum class Dynamics {
+  // Witkin: λ solved at the acceleration level at every derivative
+  // evaluation of the integrator, with drift feedback k_s, k_d.
+  force_based,
+  // Impulse-based, one global solve per step on velocities:
+  // J W Jᵀ λ = −(J v* + b + (β/h) C) with the world's linear solver.
+  velocity_projection,
+  // Box2D's method: per-constraint Gauss–Seidel sweeps on velocities,
+  // warm-started from the last step's accumulated impulses, then relax sweeps.
+  sequential_impulses,
+};
+
 struct WorldSettings {
   int dimension = 2;                     // 2 or 3; fixed once the world holds bodies
   Vec3 gravity = Vec3(0.0, -9.81, 0.0);  // m/s²
@@ -39,9 +51,24 @@ struct WorldSettings {
   // Added to K's diagonal, relative to it, so that redundant constraints (a
   // singular J W Jᵀ) give finite λ; small enough not to be seen otherwise.
   double regularization = 1e-10;
+
+  // --- the impulse family (velocity_projection, sequential_impulses) ---
+  Dynamics dynamics = Dynamics::force_based;
+  // β: the share of the position error C the velocity solve removes per
+  // step (Baumgarte); 0 with position projection, which removes it exactly.
+  double baumgarte = 0.2;
+  int velocity_iterations = 8;  // sequential impulses: sweeps per solver step
+  int relax_iterations = 1;     // sequential impulses: sweeps without β after the position update
+  // SHAKE: after the position update, Newton iterations on C(q) = 0 until
+  // max |C| < projection_tolerance; then RATTLE: J v = −b.
+  bool project_positions = false;
+  bool project_velocities = false;
+  double projection_tolerance = 1e-10;  // in each row's unit (m, rad)
+  int projection_max_iterations = 50;
 };
 
 std::string_view integrator_name(Integrator);
 std::string_view solver_name(LinearSolver);
+std::string_view dynamics_name(Dynamics);
 
 }  // namespace linkage
