@@ -26,7 +26,7 @@ struct Workspace {
   BlockJacobian J;
   Eigen::VectorXd Qa, w;                  // per DOF: applied forces, inverse masses
   Eigen::VectorXd C, Cdot, jdot_qdot, c_tt, lo, hi;  // per row
-  Eigen::VectorXd rhs, reg, lambda, dof_scratch;
+  Eigen::VectorXd diag, rhs, reg, lambda, dof_scratch;  // diag: diag(J W Jᵀ)
   std::vector<char> velocity_row, held;
 
   LdltSolver ldlt;

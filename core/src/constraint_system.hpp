@@ -1,0 +1,35 @@
+#pragma once
+// The constraint system both families solve: rows evaluated into the
+// workspace, K = J W Jᵀ + diag(reg), and λ from the world's linear solver.
+
+#include <Eigen/Core>
+
+#include "solvers/solvers.hpp"
+#include "world_data.hpp"
+
+namespace linkage {
+
+// Every constraint's C, Ċ, J̇q̇, c_tt, bounds and J blocks at (t, q, q̇), in
+// row order. A body that cannot be moved (W = 0) gets no block.
+void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
+
+// Sets ws.reg (the regularization) and ws.held from diag(J W Jᵀ): a row that
+// touches nothing movable is held at λ = 0. Returns how many rows are held.
+int prepare_system(WorldData& d);
+
+// ws.lambda ← each constraint's warm-start λ times `scale` (0 on held rows).
+void gather_warm(WorldData& d, double scale);
+
+// Each constraint's warm λ ← ws.lambda / scale, and its reported λ +=
+// weight · ws.lambda / scale.
+void scatter_lambda(WorldData& d, double scale, double weight);
+
+// Solves K λ = ws.rhs into ws.lambda (starting from it), keeping bounded
+// rows in [lo, hi]: Gauss–Seidel projects, CG and LDLᵀ use an active set.
+SolveStats solve_system(WorldData& d);
+
+// Adds one solve's statistics to the step's, finding the rank deficiency
+// for solvers that cannot tell (once per topology).
+void record_solve(WorldData& d, const SolveStats& stats, int held_rows);
+
+}  // namespace linkage
