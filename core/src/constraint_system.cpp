@@ -67,6 +67,7 @@ int prepare_system(WorldData& d) {
 void gather_warm(WorldData& d, double scale) {
   Workspace& ws = d.ws;
   ws.lambda.resize(ws.J.rows());
+  if (!d.settings.warm_start) scale = 0.0;
   int row = 0;
   for (const ConstraintRecord& c : d.constraints) {
     for (int r = 0; r < c.rows; ++r) ws.lambda[row + r] = ws.held[static_cast<std::size_t>(row + r)] ? 0.0 : scale * c.warm[r];

@@ -24,6 +24,7 @@ struct Workspace {
   Workspace& operator=(Workspace&&) = default;
 
   BlockJacobian J;
+  BlockJacobian step_J;  // the rows at the start of the step: SHAKE's directions
   Eigen::VectorXd Qa, w;                  // per DOF: applied forces, inverse masses
   Eigen::VectorXd C, Cdot, jdot_qdot, c_tt, lo, hi;  // per row
   Eigen::VectorXd diag, rhs, reg, lambda, dof_scratch;  // diag: diag(J W Jᵀ)
@@ -39,6 +40,7 @@ struct Workspace {
   int iterations = 0;
   double residual = 0.0;
   int step_rank_deficiency = 0;
+  int projection_iterations = 0;
 };
 
 }  // namespace linkage

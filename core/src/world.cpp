@@ -8,7 +8,9 @@
 #include "body_view.hpp"
 #include "dynamics.hpp"
 #include "forces.hpp"
+#include "impulse.hpp"
 #include "integrators.hpp"
+#include "projection.hpp"
 #include "world_data.hpp"
 #include "world_internal.hpp"
 
@@ -33,6 +35,18 @@ Status validate_settings(const WorldSettings& s) {
     return invalid_argument("solver_max_iterations: must be ≥ 1, got " + std::to_string(s.solver_max_iterations));
   if (!(std::isfinite(s.regularization) && s.regularization >= 0.0 && s.regularization < 1.0))
     return invalid_argument("regularization: must be in [0, 1), got " + std::to_string(s.regularization));
+  if (!(std::isfinite(s.baumgarte) && s.baumgarte >= 0.0 && s.baumgarte <= 1.0))
+    return invalid_argument("baumgarte: must be in [0, 1], got " + std::to_string(s.baumgarte));
+  if (s.velocity_iterations < 1 || s.velocity_iterations > 10000)
+    return invalid_argument("velocity_iterations: must be 1 to 10000, got " + std::to_string(s.velocity_iterations));
+  if (s.relax_iterations < 0 || s.relax_iterations > 10000)
+    return invalid_argument("relax_iterations: must be 0 to 10000, got " + std::to_string(s.relax_iterations));
+  if (s.position_iterations < 0 || s.position_iterations > 10000)
+    return invalid_argument("position_iterations: must be 0 to 10000, got " + std::to_string(s.position_iterations));
+  if (!(std::isfinite(s.projection_tolerance) && s.projection_tolerance > 0.0))
+    return invalid_argument("projection_tolerance: must be > 0, got " + std::to_string(s.projection_tolerance));
+  if (s.projection_max_iterations < 1)
+    return invalid_argument("projection_max_iterations: must be ≥ 1, got " + std::to_string(s.projection_max_iterations));
   return ok_status();
 }
 
@@ -43,6 +57,9 @@ std::vector<decltype(Ids{}[0].id)> ids_of(const Ids& records) {
   for (const auto& r : records) out.push_back(r.id);
   return out;
 }
+
+// max that keeps a NaN: a world gone non-finite must not report zero error.
+double worse(double a, double b) { return (b > a || std::isnan(b)) && !std::isnan(a) ? b : a; }
 
 // Constraint error, energy and momentum of the state the step ended in.
 void measure(WorldData& d, StepDiagnostics& out) {
@@ -55,11 +72,11 @@ void measure(WorldData& d, StepDiagnostics& out) {
     evaluate_constraint(c.def, body_view(d, c.body_a), body_view(d, c.body_b), d.time, dim, rows);
     for (int r = 0; r < c.rows; ++r) {
       if (!rows.velocity_level) {
-        out.max_error = std::max(out.max_error, std::abs(rows.C[r]));
+        out.max_error = worse(out.max_error, std::abs(rows.C[r]));
         sum_c += rows.C[r] * rows.C[r];
         ++n_c;
       }
-      out.max_error_rate = std::max(out.max_error_rate, std::abs(rows.Cdot[r]));
+      out.max_error_rate = worse(out.max_error_rate, std::abs(rows.Cdot[r]));
       sum_cdot += rows.Cdot[r] * rows.Cdot[r];
       ++n_cdot;
     }
@@ -136,6 +153,7 @@ const StepDiagnostics& World::step() {
   ws.iterations = 0;
   ws.residual = 0.0;
   ws.step_rank_deficiency = 0;
+  ws.projection_iterations = 0;
   update_inverse_masses(d);
   for (ConstraintRecord& c : d.constraints) c.lambda = {};
 
@@ -146,8 +164,15 @@ const StepDiagnostics& World::step() {
   for (int i = 0; i < substeps; ++i) {
     const auto sub = Clock::now();
     const double evaluated = ws.times.forces + ws.times.constraints + ws.times.solve;
-    integrate(d.settings.integrator, d.time, h, d.q, d.v, accel);
+    if (d.settings.dynamics == Dynamics::force_based) {
+      integrate(d.settings.integrator, d.time, h, d.q, d.v, accel);
+      if (d.settings.project_positions) ws.step_J = ws.J;
+    } else {
+      impulse_step(d, d.time, h);
+    }
     d.time += h;
+    if (d.settings.project_positions) ws.projection_iterations += project_positions(d, d.time, h);
+    if (d.settings.project_velocities) project_velocities(d, d.time);
     ws.times.integrate += std::chrono::duration<double>(Clock::now() - sub).count() -
                           (ws.times.forces + ws.times.constraints + ws.times.solve - evaluated);
   }
@@ -167,6 +192,7 @@ const StepDiagnostics& World::step() {
   out.solver_iterations = ws.iterations;
   out.solver_residual = ws.residual;
   out.rank_deficiency = ws.step_rank_deficiency;
+  out.projection_iterations = ws.projection_iterations;
   out.stage_seconds = ws.times;
   out.step_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return out;
@@ -189,7 +215,12 @@ WorldState World::save() const {
 }
 
 void World::restore(const WorldState& state) {
-  if (state.data_) *d_ = *state.data_;
+  if (!state.data_) return;
+  // The topology version only ever grows, so that a client that saw a
+  // version never sees it again for another topology.
+  const std::uint64_t version = std::max(d_->topology_version, state.data_->topology_version) + 1;
+  *d_ = *state.data_;
+  d_->topology_version = version;
 }
 
 std::uint64_t World::state_hash() const {

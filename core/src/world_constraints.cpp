@@ -20,7 +20,11 @@ BodyFacts facts(const WorldData& d, int index) {
 }
 
 // A length measured as "current" that came out as nothing.
-Status check_resolved(const ConstraintDef& def) {
+Status check_resolved(const ConstraintDef& def, const BodyView& a, const BodyView& b) {
+  const bool finite = a.x.allFinite() && b.x.allFinite() && std::isfinite(a.theta) && std::isfinite(b.theta);
+  if (!finite)
+    return Error{ErrorCode::failed_precondition,
+                 "bodies: a body's state is not finite (the simulation diverged), so current values cannot be measured"};
   if (const auto* c = std::get_if<DistanceDef>(&def); c && !(c->length > 1e-12))
     return invalid_argument("length: the anchors coincide, so the current distance is 0; give a length > 0");
   if (const auto* c = std::get_if<PointOnCircleDef>(&def); c && !(c->radius > 1e-12))
@@ -44,8 +48,9 @@ Result<Resolved> resolve(const WorldData& d, const ConstraintDef& def) {
     return Error{ErrorCode::failed_precondition,
                  std::string(constraint_type_name(def)) +
                      ": no body it names is dynamic, so nothing can move to satisfy it"};
-  Resolved r{resolve_constraint(def, body_view(d, a.value()), body_view(d, b.value()), d.time), a.value(), b.value()};
-  if (Status s = check_resolved(r.def); !s) return s.error();
+  const BodyView va = body_view(d, a.value()), vb = body_view(d, b.value());
+  Resolved r{resolve_constraint(def, va, vb, d.time), a.value(), b.value()};
+  if (Status s = check_resolved(r.def, va, vb); !s) return s.error();
   return r;
 }
 

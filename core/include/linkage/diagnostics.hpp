@@ -32,6 +32,7 @@ struct StepDiagnostics {
   int solver_iterations = 0;  // summed over the step's solves (1 per direct solve)
   double solver_residual = 0.0;  // largest final relative residual of the step's solves
   int rank_deficiency = 0;       // redundant constraint rows found, 0 when J has full rank
+  int projection_iterations = 0; // SHAKE's Newton iterations over the step
   StageTimes stage_seconds;
   double step_seconds = 0.0;  // wall time of the whole step
 };

@@ -51,14 +51,22 @@ struct WorldSettings {
   // Added to K's diagonal, relative to it, so that redundant constraints (a
   // singular J W Jᵀ) give finite λ; small enough not to be seen otherwise.
   double regularization = 1e-10;
+  // Start each solve from the last λ (iterative solvers and sequential impulses).
+  bool warm_start = true;
 
   // --- the impulse family (velocity_projection, sequential_impulses) ---
   Dynamics dynamics = Dynamics::force_based;
-  // β: the share of the position error C the velocity solve removes per
-  // step (Baumgarte); 0 with position projection, which removes it exactly.
+  // β: the share of the position error C removed per step: by the velocity
+  // solve's bias (β/h) C in velocity projection, by the position iterations
+  // in sequential impulses. 0 with position projection, which is exact.
   double baumgarte = 0.2;
-  int velocity_iterations = 8;  // sequential impulses: sweeps per solver step
-  int relax_iterations = 1;     // sequential impulses: sweeps without β after the position update
+  // Sequential impulses (Box2D's method): warm-started velocity sweeps with
+  // no position bias; after the position update, relax sweeps against the
+  // new positions, then position iterations (nonlinear Gauss–Seidel on C,
+  // scaled by β) that move positions without touching velocities.
+  int velocity_iterations = 8;
+  int relax_iterations = 1;
+  int position_iterations = 3;
   // SHAKE: after the position update, Newton iterations on C(q) = 0 until
   // max |C| < projection_tolerance; then RATTLE: J v = −b.
   bool project_positions = false;

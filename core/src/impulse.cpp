@@ -1,0 +1,184 @@
+#include "impulse.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "constraint_system.hpp"
+#include "forces.hpp"
+
+namespace linkage {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The velocity target of each row: J v + b + bias = 0, where bias is the
+// Baumgarte term (β/h) C of a position row and 0 for a velocity row.
+Eigen::VectorXd position_bias(const Workspace& ws, double beta, double h) {
+  Eigen::VectorXd bias = (beta / h) * ws.C;
+  for (int i = 0; i < bias.size(); ++i)
+    if (ws.velocity_row[static_cast<std::size_t>(i)]) bias[i] = 0.0;
+  return bias;
+}
+
+// Global velocity projection: J W Jᵀ λ = −(J v* + b + (β/h) C), one solve.
+void project(WorldData& d, double h, Eigen::VectorXd& v) {
+  Workspace& ws = d.ws;
+  ws.rhs = -(ws.Cdot + position_bias(ws, d.settings.baumgarte, h));
+  ws.lo *= h;  // λ here is an impulse (N·s): a bound in N becomes one in N·s
+  ws.hi *= h;
+  const int held = prepare_system(d);
+  gather_warm(d, h);
+  record_solve(d, solve_system(d), held);
+  Eigen::VectorXd dv = Eigen::VectorXd::Zero(v.size());
+  ws.J.add_transpose_product(ws.lambda, dv);
+  v += ws.w.cwiseProduct(dv);
+}
+
+// Box2D's sequential impulses: each constraint in turn solves its own block
+// K_c Δλ = −(J_c v + b_c + bias_c), clamps its accumulated impulse and
+// applies W J_cᵀ Δλ at once.
+class SequentialImpulses {
+ public:
+  // λ in the workspace is an impulse (N·s), so a bound in N scales by h.
+  SequentialImpulses(Workspace& ws, const Eigen::VectorXd& v, double h) : ws_(ws), h_(h) {
+    // b = Ċ − J v: the affine part of each row's velocity error.
+    Eigen::VectorXd jv;
+    ws.J.multiply(v, jv);
+    affine_ = ws.Cdot - jv;
+    for (const BlockJacobian::Group& g : ws.J.groups()) {
+      Eigen::Matrix3d k = Eigen::Matrix3d::Identity();
+      k.topLeftCorner(g.rows, g.rows).setZero();
+      for (int b = g.first_block; b < g.first_block + g.blocks; ++b) {
+        const BlockJacobian::Block& blk = ws.J.block(b);
+        const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> jb(
+            ws.J.values(blk), g.rows, blk.cols);
+        k.topLeftCorner(g.rows, g.rows) += jb * ws.w.segment(blk.col, blk.cols).asDiagonal() * jb.transpose();
+      }
+      for (int r = 0; r < g.rows; ++r) k(r, r) += ws.reg[g.row + r];
+      inverse_.push_back(k.inverse());
+    }
+  }
+
+  // v += W Jᵀ λ for the accumulated impulses λ (the warm start).
+  void warm_start(Eigen::VectorXd& v) const {
+    Eigen::VectorXd dv = Eigen::VectorXd::Zero(v.size());
+    ws_.J.add_transpose_product(ws_.lambda, dv);
+    v += ws_.w.cwiseProduct(dv);
+  }
+
+  void sweep(Eigen::VectorXd& v, const Eigen::VectorXd& bias) const {
+    const auto& groups = ws_.J.groups();
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+      const BlockJacobian::Group& g = groups[gi];
+      Eigen::Vector3d r = Eigen::Vector3d::Zero();
+      for (int row = 0; row < g.rows; ++row) r[row] = -(affine_[g.row + row] + bias[g.row + row]);
+      for (int b = g.first_block; b < g.first_block + g.blocks; ++b) {
+        const BlockJacobian::Block& blk = ws_.J.block(b);
+        const double* jv = ws_.J.values(blk);
+        for (int row = 0; row < g.rows; ++row)
+          for (int c = 0; c < blk.cols; ++c) r[row] -= jv[row * blk.cols + c] * v[blk.col + c];
+      }
+      const Eigen::Vector3d step = inverse_[gi] * r;
+      Eigen::Vector3d delta = Eigen::Vector3d::Zero();
+      for (int row = 0; row < g.rows; ++row) {
+        const int i = g.row + row;
+        if (ws_.held[static_cast<std::size_t>(i)]) continue;
+        const double before = ws_.lambda[i];
+        ws_.lambda[i] = std::clamp(before + step[row], ws_.lo[i] * h_, ws_.hi[i] * h_);
+        delta[row] = ws_.lambda[i] - before;
+      }
+      for (int b = g.first_block; b < g.first_block + g.blocks; ++b) {
+        const BlockJacobian::Block& blk = ws_.J.block(b);
+        const double* jv = ws_.J.values(blk);
+        for (int row = 0; row < g.rows; ++row)
+          for (int c = 0; c < blk.cols; ++c) v[blk.col + c] += ws_.w[blk.col + c] * jv[row * blk.cols + c] * delta[row];
+      }
+    }
+  }
+
+  // |J v + b + bias| relative to the same at the start of the sweeps.
+  double residual(const Eigen::VectorXd& v, const Eigen::VectorXd& bias) const {
+    Eigen::VectorXd jv;
+    ws_.J.multiply(v, jv);
+    return (jv + affine_ + bias).norm();
+  }
+
+ private:
+  Workspace& ws_;
+  Eigen::VectorXd affine_;
+  std::vector<Eigen::Matrix3d> inverse_;
+  double h_;
+};
+
+void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
+  Workspace& ws = d.ws;
+  const WorldSettings& s = d.settings;
+  const int held = prepare_system(d);
+  gather_warm(d, h);
+  SequentialImpulses si(ws, v, h);
+  si.warm_start(v);
+  // Velocity sweeps: J v + b = 0, warm-started; their impulses are stored
+  // for the next step.
+  const Eigen::VectorXd no_bias = Eigen::VectorXd::Zero(ws.C.size());
+  const double start = si.residual(v, no_bias);
+  for (int i = 0; i < s.velocity_iterations; ++i) si.sweep(v, no_bias);
+  SolveStats stats;
+  stats.iterations = s.velocity_iterations + s.position_iterations + s.relax_iterations;
+  stats.residual = start > 0.0 ? si.residual(v, no_bias) / start : 0.0;
+  // Position sweeps: J v + b = −(β/h) C from a cold start. Their impulses
+  // stay in v, as in velocity projection, but are not stored: a stored bias
+  // impulse would be applied again next step and wind up.
+  const Eigen::VectorXd stored = ws.lambda;
+  const Eigen::VectorXd bias = position_bias(ws, s.baumgarte, h);
+  for (int i = 0; i < s.position_iterations; ++i) si.sweep(v, bias);
+  ws.lambda = stored;
+  record_solve(d, stats, held);
+  if (s.project_positions) ws.step_J = ws.J;
+  d.q += h * v;
+  // With SHAKE on, RATTLE does what relax would (exactly), and relaxing the
+  // velocities before SHAKE moves the positions would break SHAKE's
+  // conservation of angular momentum.
+  if (s.relax_iterations > 0 && !s.project_positions) {
+    // Relax: unbiased sweeps against the rows at the new positions, so the
+    // step leaves velocities tangent to the constraints (a Gauss–Seidel
+    // RATTLE). Against the old rows they would remove the wrong component
+    // and bleed energy.
+    evaluate_constraints(d, t + h, d.q, v);
+    prepare_system(d);
+    const SequentialImpulses relax(ws, v, h);
+    for (int i = 0; i < s.relax_iterations; ++i) relax.sweep(v, no_bias);
+  }
+}
+
+}  // namespace
+
+void impulse_step(WorldData& d, double t, double h) {
+  Workspace& ws = d.ws;
+  auto start = Clock::now();
+  ws.Qa.setZero(d.dof());
+  accumulate_forces(d, d.q, d.v, ws.Qa);
+  Eigen::VectorXd v = d.v + h * ws.w.cwiseProduct(ws.Qa);
+  ws.times.forces += seconds_since(start);
+
+  start = Clock::now();
+  evaluate_constraints(d, t, d.q, v);
+  ws.times.constraints += seconds_since(start);
+
+  start = Clock::now();
+  if (d.settings.dynamics == Dynamics::sequential_impulses) {
+    sequential_impulses(d, t, h, v);
+  } else {
+    project(d, h, v);
+    if (d.settings.project_positions) ws.step_J = ws.J;
+    d.q += h * v;
+  }
+  d.v = v;
+  scatter_lambda(d, h, 1.0 / d.settings.substeps);
+  ws.times.solve += seconds_since(start);
+}
+
+}  // namespace linkage

@@ -1,0 +1,18 @@
+#pragma once
+// SHAKE and RATTLE: exact projection of positions onto C(q) = 0 and of
+// velocities onto J v + C_t = 0, mass-weighted (the correction is W Jᵀ μ).
+
+#include "world_data.hpp"
+
+namespace linkage {
+
+// Newton iterations on C(q, t) = 0 until max |C| < projection_tolerance,
+// along the step's own rows (ws.step_J, set by the step). The positions
+// moved are also given to the velocities (Δq / h), as SHAKE does.
+// Returns the iterations taken.
+int project_positions(WorldData& d, double t, double h);
+
+// One solve that removes the velocity error Ċ of every position row.
+void project_velocities(WorldData& d, double t);
+
+}  // namespace linkage

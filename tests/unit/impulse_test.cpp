@@ -1,0 +1,194 @@
+// The impulse family: global velocity projection, sequential impulses and
+// SHAKE/RATTLE, against the same physics as the force-based method.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "scenes.hpp"
+
+using namespace linkage;
+
+namespace {
+
+struct Method {
+  const char* name;
+  Dynamics dynamics;
+  bool shake;
+};
+
+const Method kMethods[] = {
+    {"velocity_projection", Dynamics::velocity_projection, false},
+    {"sequential_impulses", Dynamics::sequential_impulses, false},
+    {"velocity_projection+SHAKE/RATTLE", Dynamics::velocity_projection, true},
+    {"sequential_impulses+SHAKE/RATTLE", Dynamics::sequential_impulses, true},
+};
+
+WorldSettings with(const Method& m, WorldSettings s = {}) {
+  s.dynamics = m.dynamics;
+  s.project_positions = m.shake;
+  s.project_velocities = m.shake;
+  return s;
+}
+
+double period_of(WorldSettings s) {
+  test::Pendulum p = test::pendulum(s);
+  std::vector<double> t;
+  double x_prev = 1.0, t_prev = 0.0;
+  while (t.size() < 3) {
+    p.world.step();
+    const double x = p.world.body(p.bob).value().position.x();
+    if (x_prev > 0.0 && x <= 0.0) t.push_back(t_prev + (p.world.time() - t_prev) * x_prev / (x_prev - x));
+    x_prev = x;
+    t_prev = p.world.time();
+  }
+  return t[2] - t[1];
+}
+
+}  // namespace
+
+// A free system of unequal masses: any impulse applied without W, or with the
+// wrong sign, shows up as a change of momentum at once. Rods push along the
+// line between their anchors, so they are torque-free as a pair and angular
+// momentum is conserved too; a pin is torque-free only while it holds, so
+// with a pin the test asks linear momentum alone.
+TEST(Impulse, EveryProjectionConservesMomentumForUnequalMasses) {
+  for (const Method& m : kMethods) {
+    WorldSettings s = with(m);
+    s.gravity = Vec3::Zero();
+    s.dt = 1e-2;
+    World w = test::make_world(s);
+    const BodyId a = w.add_body({.position = Vec3(0, 0, 0), .velocity = Vec3(1, 2, 0), .mass = 1.0}).value();
+    const BodyId b = w.add_body({.position = Vec3(1, 0, 0), .velocity = Vec3(-3, 0.5, 0), .mass = 7.0}).value();
+    const BodyId c = w.add_body({.kind = BodyKind::rigid, .position = Vec3(0.5, 1, 0), .velocity = Vec3(0, -1, 0),
+                                 .angular_velocity = 3.0, .mass = 0.3, .inertia = 0.05})
+                         .value();
+    w.add_constraint(DistanceDef{.a = a, .b = b}).value();
+    w.add_constraint(DistanceDef{.a = b, .b = c, .anchor_b = Vec3(0.2, 0, 0)}).value();
+    w.add_constraint(DistanceDef{.a = a, .b = c, .anchor_b = Vec3(-0.2, -0.1, 0)}).value();
+    const StepDiagnostics d0 = w.diagnostics();
+    for (int i = 0; i < 500; ++i) w.step();
+    const StepDiagnostics& d = w.diagnostics();
+    SCOPED_TRACE(m.name);
+    EXPECT_LT((d.linear_momentum - d0.linear_momentum).norm(), 1e-9);
+    EXPECT_LT((d.angular_momentum - d0.angular_momentum).norm(), 1e-9);
+    EXPECT_GT(d0.angular_momentum.norm(), 1.0);
+    EXPECT_LT(d.max_error, 0.05);
+
+    const BodyId e = w.add_body({.position = Vec3(3, 3, 0), .velocity = Vec3(0, 4, 0), .mass = 0.2}).value();
+    const Vec3 pa = w.body(c).value().position;
+    w.add_constraint(PinDef{.a = c, .b = e, .anchor_a = Vec3::Zero(), .anchor_b = pa - Vec3(3, 3, 0)}).value();
+    const Vec3 p0 = w.step().linear_momentum;  // diagnostics are measured by a step
+    for (int i = 0; i < 500; ++i) w.step();
+    EXPECT_LT((w.diagnostics().linear_momentum - p0).norm(), 1e-9);
+  }
+}
+
+TEST(Impulse, PositionProjectionRemovesTheStretchOfAChain) {
+  WorldSettings s = with(kMethods[0]);
+  s.project_positions = true;
+  s.projection_tolerance = 1e-10;
+  World w = test::make_world(s);
+  // Links of 0.1 m laid out 0.12 m apart: every rod is stretched by 20 %.
+  BodyId prev{};
+  for (int i = 1; i <= 50; ++i) {
+    const BodyId p = w.add_body({.position = Vec3(0.12 * i, 0, 0), .mass = 1.0 + 0.1 * i}).value();
+    w.add_constraint(DistanceDef{.a = prev, .b = p, .length = 0.1}).value();
+    prev = p;
+  }
+  EXPECT_GT(w.diagnostics().max_error, 0.019);
+  const StepDiagnostics& d = w.step();
+  EXPECT_LT(d.max_error, 1e-10);
+  EXPECT_GT(d.projection_iterations, 1);
+}
+
+TEST(Impulse, WarmStartingReducesIterationsOnARestingChain) {
+  auto iterations = [](bool warm) {
+    WorldSettings s = with(kMethods[0]);
+    s.solver = LinearSolver::conjugate_gradient;
+    s.solver_tolerance = 1e-8;
+    s.warm_start = warm;
+    World w = test::make_world(s);
+    BodyId prev{};
+    for (int i = 1; i <= 40; ++i) {  // hanging straight down, at rest
+      const BodyId p = w.add_body({.position = Vec3(0, -0.1 * i, 0), .mass = 1.0}).value();
+      w.add_constraint(DistanceDef{.a = prev, .b = p}).value();
+      prev = p;
+    }
+    for (int i = 0; i < 60; ++i) w.step();
+    int total = 0;
+    for (int i = 0; i < 60; ++i) total += w.step().solver_iterations;
+    return total;
+  };
+  const int cold = iterations(false), warm = iterations(true);
+  EXPECT_LT(warm * 4, cold) << "warm " << warm << ", cold " << cold;
+}
+
+TEST(Impulse, WarmStartingLowersTheSequentialImpulsesResidual) {
+  auto residual = [](bool warm) {
+    WorldSettings s = with(kMethods[1]);
+    s.velocity_iterations = 4;
+    s.warm_start = warm;
+    World w = test::make_world(s);
+    BodyId prev{};
+    for (int i = 1; i <= 40; ++i) {
+      const BodyId p = w.add_body({.position = Vec3(0, -0.1 * i, 0), .mass = 1.0}).value();
+      w.add_constraint(DistanceDef{.a = prev, .b = p}).value();
+      prev = p;
+    }
+    double worst = 0.0;
+    for (int i = 0; i < 120; ++i) worst = w.step().max_error;
+    return worst;
+  };
+  EXPECT_LT(residual(true) * 10, residual(false));
+}
+
+TEST(Impulse, PendulumPeriodAgreesWithTheForceBasedMethod) {
+  WorldSettings force;
+  force.dt = 1e-3;
+  const double reference = period_of(force);
+  const double exact = 4.0 * std::sqrt(1.0 / 9.81) * std::comp_ellint_1(std::sin(std::numbers::pi / 4));
+  EXPECT_NEAR(reference, exact, 1e-4 * exact);
+  for (const Method& m : kMethods) {
+    WorldSettings s = with(m);
+    s.dt = 1e-3;
+    EXPECT_NEAR(period_of(s), reference, 1e-3 * reference) << m.name;
+  }
+}
+
+TEST(Impulse, ShakeAndRattleKeepAPendulumsEnergyBounded) {
+  WorldSettings s = with(kMethods[2]);
+  s.dt = 1e-3;
+  test::Pendulum p = test::pendulum(s);
+  const double e0 = p.world.diagnostics().total_energy();
+  double worst = 0.0, worst_error = 0.0;
+  for (int i = 0; i < 20000; ++i) {
+    const StepDiagnostics& d = p.world.step();
+    worst = std::max(worst, std::abs(d.total_energy() - e0));
+    worst_error = std::max(worst_error, d.max_error);
+  }
+  EXPECT_LT(worst, 0.02);  // of mgL = 9.81 J, and no trend
+  EXPECT_LT(worst_error, s.projection_tolerance);
+}
+
+TEST(Impulse, MotorsAndMaximumTorqueHoldInTheImpulseFamily) {
+  for (const Method& m : kMethods) {
+    WorldSettings s = with(m);
+    World w = test::make_world(s);
+    const BodyId wheel = w.add_body({.kind = BodyKind::rigid, .shape = Disk{0.5}}).value();
+    w.add_constraint(PinDef{.b = wheel}).value();
+    w.add_constraint(MotorDef{.b = wheel, .speed = 2.0}).value();
+    for (int i = 0; i < 30; ++i) w.step();
+    EXPECT_NEAR(w.body(wheel).value().angular_velocity, 2.0, 1e-9) << m.name;
+
+    const BodyId bar = w.add_body({.kind = BodyKind::rigid, .position = Vec3(3.5, 0, 0), .mass = 5.0,
+                                   .shape = Box{0.5, 0.05}})
+                           .value();
+    w.add_constraint(PinDef{.b = bar, .anchor_a = Vec3(3, 0, 0), .anchor_b = Vec3(-0.5, 0, 0)}).value();
+    const ConstraintId weak = w.add_constraint(MotorDef{.b = bar, .speed = 0.0, .max_force = 10.0}).value();
+    for (int i = 0; i < 30; ++i) w.step();
+    EXPECT_LE(std::abs(w.constraint(weak).value().lambda[0]), 10.0 + 1e-9) << m.name;
+    EXPECT_LT(w.body(bar).value().angular_velocity, -0.1) << m.name;
+  }
+}
