@@ -19,6 +19,7 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
   ws.lo.resize(m);
   ws.hi.resize(m);
   ws.velocity_row.assign(static_cast<std::size_t>(m), 0);
+  ws.unilateral_row.assign(static_cast<std::size_t>(m), 0);
   int row = 0;
   for (const ConstraintRecord& c : d.constraints) {
     Rows rows;
@@ -32,6 +33,7 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
       ws.lo[row + r] = rows.lo[r];
       ws.hi[row + r] = rows.hi[r];
       ws.velocity_row[static_cast<std::size_t>(row + r)] = rows.velocity_level;
+      ws.unilateral_row[static_cast<std::size_t>(row + r)] = rows.unilateral;
     }
     ws.J.begin_group(row, c.rows);
     auto add = [&](int body, const Eigen::Matrix3d& block) {
@@ -59,6 +61,18 @@ int prepare_system(WorldData& d) {
     if (ws.diag[i] > 0.0) continue;
     ws.held[static_cast<std::size_t>(i)] = 1;
     ws.reg[i] = 1.0;
+    ++held;
+  }
+  return held;
+}
+
+int hold_slack_rows(WorldData& d, double tolerance) {
+  Workspace& ws = d.ws;
+  int held = 0;
+  for (std::size_t i = 0; i < ws.held.size(); ++i) {
+    if (!ws.unilateral_row[i] || ws.held[i] || ws.C[static_cast<int>(i)] >= -tolerance) continue;
+    ws.held[i] = 1;
+    ws.reg[static_cast<int>(i)] = 1.0;
     ++held;
   }
   return held;

@@ -17,6 +17,10 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
 // touches nothing movable is held at λ = 0. Returns how many rows are held.
 int prepare_system(WorldData& d);
 
+// Holds at λ = 0 every one-sided row that is slack by more than `tolerance`
+// (C < −tolerance): a slack rope pulls on nothing. Returns how many.
+int hold_slack_rows(WorldData& d, double tolerance);
+
 // ws.lambda ← each constraint's warm-start λ times `scale` (0 on held rows).
 void gather_warm(WorldData& d, double scale);
 

@@ -50,6 +50,7 @@ void accelerations(WorldData& d, double h, double t, const Eigen::VectorXd& q, c
   ws.rhs = -ws.rhs;
 
   const int held = prepare_system(d);
+  hold_slack_rows(d, 0.0);  // a rope pulls only once taut
   gather_warm(d, 1.0);
   record_solve(d, solve_system(d), held);
   scatter_lambda(d, 1.0, weight);

@@ -15,12 +15,24 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The velocity target of each row: J v + b + bias = 0, where bias is the
-// Baumgarte term (β/h) C of a position row and 0 for a velocity row.
+// A slack one-sided row (a rope, C < 0) may close its gap within the step
+// but no more: its velocity target is J v + b = −C/h (speculative).
+Eigen::VectorXd speculative_bias(const Workspace& ws, double h) {
+  Eigen::VectorXd bias = Eigen::VectorXd::Zero(ws.C.size());
+  for (int i = 0; i < bias.size(); ++i)
+    if (ws.unilateral_row[static_cast<std::size_t>(i)] && ws.C[i] < 0.0) bias[i] = ws.C[i] / h;
+  return bias;
+}
+
+// The velocity target of each row: J v + b = −bias, where bias is the
+// Baumgarte term (β/h) C of a position row (the speculative C/h of a slack
+// one-sided row) and 0 for a velocity row.
 Eigen::VectorXd position_bias(const Workspace& ws, double beta, double h) {
   Eigen::VectorXd bias = (beta / h) * ws.C;
-  for (int i = 0; i < bias.size(); ++i)
+  for (int i = 0; i < bias.size(); ++i) {
     if (ws.velocity_row[static_cast<std::size_t>(i)]) bias[i] = 0.0;
+    if (ws.unilateral_row[static_cast<std::size_t>(i)] && ws.C[i] < 0.0) bias[i] = ws.C[i] / h;
+  }
   return bias;
 }
 
@@ -123,7 +135,7 @@ void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
   si.warm_start(v);
   // Velocity sweeps: J v + b = 0, warm-started; their impulses are stored
   // for the next step.
-  const Eigen::VectorXd no_bias = Eigen::VectorXd::Zero(ws.C.size());
+  const Eigen::VectorXd no_bias = speculative_bias(ws, h);
   const double start = si.residual(v, no_bias);
   for (int i = 0; i < s.velocity_iterations; ++i) si.sweep(v, no_bias);
   SolveStats stats;
@@ -150,7 +162,8 @@ void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
     evaluate_constraints(d, t + h, d.q, v);
     prepare_system(d);
     const SequentialImpulses relax(ws, v, h);
-    for (int i = 0; i < s.relax_iterations; ++i) relax.sweep(v, no_bias);
+    const Eigen::VectorXd relax_bias = speculative_bias(ws, h);
+    for (int i = 0; i < s.relax_iterations; ++i) relax.sweep(v, relax_bias);
   }
 }
 

@@ -8,21 +8,18 @@
 namespace linkage {
 namespace {
 
-// Position projection and velocity projection solve for position rows only:
-// a velocity row (a motor) has no C to project.
-int hold_velocity_rows(WorldData& d) {
+// Position projection and velocity projection solve for the position rows
+// that hold: a velocity row (a motor) has no C to project, and a slack rope
+// nothing to hold. A taut rope keeps its bound: it only pulls.
+void hold_free_rows(WorldData& d) {
   Workspace& ws = d.ws;
-  int held = prepare_system(d);
+  prepare_system(d);
+  hold_slack_rows(d, d.settings.projection_tolerance);
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
-    if (!ws.velocity_row[i] || ws.held[i]) continue;
+    if (!ws.velocity_row[i]) continue;
     ws.held[i] = 1;
     ws.reg[static_cast<int>(i)] = 1.0;
-    ++held;
   }
-  // Projections are equalities: bounds belong to the velocity solve.
-  ws.lo.setConstant(-std::numeric_limits<double>::infinity());
-  ws.hi.setConstant(std::numeric_limits<double>::infinity());
-  return held;
 }
 
 // Δ = W Jᵀ μ for the workspace's μ.
@@ -58,7 +55,7 @@ int project_positions(WorldData& d, double t, double h) {
   int iterations = 0;
   for (; iterations < s.projection_max_iterations; ++iterations) {
     evaluate_constraints(d, t, d.q, d.v);
-    hold_velocity_rows(d);
+    hold_free_rows(d);
     const double error = worst_position_error(ws);
     if (error < s.projection_tolerance) break;
     if (!newton && (error > 0.5 * previous || ws.J.rows() != step_direction.rows())) newton = true;
@@ -76,10 +73,34 @@ int project_positions(WorldData& d, double t, double h) {
   return iterations;
 }
 
+void catch_taut_rows(WorldData& d, double t) {
+  Workspace& ws = d.ws;
+  evaluate_constraints(d, t, d.q, d.v);
+  prepare_system(d);
+  bool any = false;
+  for (std::size_t i = 0; i < ws.held.size(); ++i) {
+    const int r = static_cast<int>(i);
+    const bool catching = ws.unilateral_row[i] && ws.C[r] >= -d.settings.projection_tolerance && ws.Cdot[r] > 0.0;
+    if (catching && !ws.held[i]) {
+      any = true;
+      continue;
+    }
+    ws.held[i] = 1;
+    ws.reg[r] = 1.0;
+  }
+  if (!any) return;
+  ws.rhs = -ws.Cdot;
+  for (std::size_t i = 0; i < ws.held.size(); ++i)
+    if (ws.held[i]) ws.rhs[static_cast<int>(i)] = 0.0;
+  ws.lambda.setZero(ws.C.size());
+  solve_system(d);
+  d.v += correction(ws, d.dof());
+}
+
 void project_velocities(WorldData& d, double t) {
   Workspace& ws = d.ws;
   evaluate_constraints(d, t, d.q, d.v);
-  hold_velocity_rows(d);
+  hold_free_rows(d);
   ws.rhs = -ws.Cdot;
   for (std::size_t i = 0; i < ws.held.size(); ++i)
     if (ws.held[i]) ws.rhs[static_cast<int>(i)] = 0.0;

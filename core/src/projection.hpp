@@ -12,6 +12,11 @@ namespace linkage {
 // Returns the iterations taken.
 int project_positions(WorldData& d, double t, double h);
 
+// The force-based method works on accelerations and cannot stop a body in
+// an instant: when a rope goes taut while its ends still separate, this
+// removes that separating velocity with one inelastic impulse (pull only).
+void catch_taut_rows(WorldData& d, double t);
+
 // One solve that removes the velocity error Ċ of every position row.
 void project_velocities(WorldData& d, double t);
 

@@ -28,7 +28,7 @@ struct Workspace {
   Eigen::VectorXd Qa, w;                  // per DOF: applied forces, inverse masses
   Eigen::VectorXd C, Cdot, jdot_qdot, c_tt, lo, hi;  // per row
   Eigen::VectorXd diag, rhs, reg, lambda, dof_scratch;  // diag: diag(J W Jᵀ)
-  std::vector<char> velocity_row, held;
+  std::vector<char> velocity_row, unilateral_row, held;
 
   LdltSolver ldlt;
   // The rank deficiency found for this topology, for the iterative solvers.

@@ -1,6 +1,7 @@
 // World: lifecycle, settings, stepping, diagnostics and state.
 #include "linkage/world.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -72,8 +73,10 @@ void measure(WorldData& d, StepDiagnostics& out) {
     evaluate_constraint(c.def, body_view(d, c.body_a), body_view(d, c.body_b), d.time, dim, rows);
     for (int r = 0; r < c.rows; ++r) {
       if (!rows.velocity_level) {
-        out.max_error = worse(out.max_error, std::abs(rows.C[r]));
-        sum_c += rows.C[r] * rows.C[r];
+        // A slack rope (C < 0) is not in error.
+        const double c = rows.unilateral ? std::max(rows.C[r], 0.0) : rows.C[r];
+        out.max_error = worse(out.max_error, std::abs(c));
+        sum_c += c * c;
         ++n_c;
       }
       out.max_error_rate = worse(out.max_error_rate, std::abs(rows.Cdot[r]));
@@ -157,6 +160,9 @@ const StepDiagnostics& World::step() {
   update_inverse_masses(d);
   for (ConstraintRecord& c : d.constraints) c.lambda = {};
 
+  const bool has_unilateral = std::any_of(d.constraints.begin(), d.constraints.end(), [](const ConstraintRecord& c) {
+    return std::holds_alternative<RopeDef>(c.def);
+  });
   const int substeps = d.settings.substeps;
   const double h = d.settings.dt / substeps;
   const AccelerationFn accel = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& a,
@@ -165,6 +171,7 @@ const StepDiagnostics& World::step() {
     const auto sub = Clock::now();
     const double evaluated = ws.times.forces + ws.times.constraints + ws.times.solve;
     if (d.settings.dynamics == Dynamics::force_based) {
+      if (has_unilateral) catch_taut_rows(d, d.time);
       integrate(d.settings.integrator, d.time, h, d.q, d.v, accel);
       if (d.settings.project_positions) ws.step_J = ws.J;
     } else {

@@ -27,6 +27,8 @@ Status check_resolved(const ConstraintDef& def, const BodyView& a, const BodyVie
                  "bodies: a body's state is not finite (the simulation diverged), so current values cannot be measured"};
   if (const auto* c = std::get_if<DistanceDef>(&def); c && !(c->length > 1e-12))
     return invalid_argument("length: the anchors coincide, so the current distance is 0; give a length > 0");
+  if (const auto* c = std::get_if<RopeDef>(&def); c && !(c->max_length > 1e-12))
+    return invalid_argument("max_length: the anchors coincide, so the current distance is 0; give a max_length > 0");
   if (const auto* c = std::get_if<PointOnCircleDef>(&def); c && !(c->radius > 1e-12))
     return invalid_argument("radius: the point is at the centre, so the current radius is 0; give a radius > 0");
   return ok_status();

@@ -251,6 +251,16 @@ TEST(ConstraintJacobian, Distance) {
       kPointPairs, 101);
 }
 
+TEST(ConstraintJacobian, Rope) {
+  check_type(
+      "rope",
+      [](Rng& rng, int dim, Kind a, Kind b) -> ConstraintDef {
+        return RopeDef{body_id(a, 1), body_id(b, 2), random_nonzero(rng, dim, 1.0), random_nonzero(rng, dim, 1.0),
+                       uniform(rng, 0.5, 3.0)};
+      },
+      kPointPairs, 102);
+}
+
 TEST(ConstraintJacobian, Pin) {
   check_type(
       "pin",

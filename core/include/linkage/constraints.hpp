@@ -31,6 +31,15 @@ struct DistanceDef {
   double length = kCurrent;  // m, > 0
 };
 
+// A rope: C = |p_b − p_a| − L ≤ 0. 1 row; it only pulls (λ ≤ 0), and only
+// while taut. Slack, it does nothing.
+struct RopeDef {
+  BodyId a{}, b{};
+  Vec3 anchor_a = Vec3::Zero();
+  Vec3 anchor_b = Vec3::Zero();
+  double max_length = kCurrent;  // m, > 0
+};
+
 // A revolute pin: C = p_b − p_a.  2 rows in 2D, 3 in 3D; λ is the force (N).
 struct PinDef {
   BodyId a{}, b{};
@@ -134,7 +143,7 @@ struct TrajectoryDef {
 };
 
 using ConstraintDef =
-    std::variant<DistanceDef, PinDef, PointOnLineDef, PointOnCircleDef, PointOnPlaneDef, WeldDef,
+    std::variant<DistanceDef, RopeDef, PinDef, PointOnLineDef, PointOnCircleDef, PointOnPlaneDef, WeldDef,
                  RelativeAngleDef, GearDef, RackAndPinionDef, MotorDef, TrajectoryDef>;
 
 // "distance", "pin", ... : a stable name per type, for messages and logs.

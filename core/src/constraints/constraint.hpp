@@ -30,6 +30,9 @@ struct Rows {
   // true for a velocity constraint J q̇ + b = 0 (a motor): it has no C, and
   // Ċ holds its velocity error J q̇ + b.
   bool velocity_level = false;
+  // true for an inequality C ≤ 0 whose λ ≤ 0 (a rope): the families treat a
+  // slack row (C < 0) as free to close its gap and a taut one as a bound.
+  bool unilateral = false;
   double C[kMax] = {};
   double Cdot[kMax] = {};
   double jdot_qdot[kMax] = {};  // J̇ q̇
@@ -69,6 +72,7 @@ void evaluate_constraint(const ConstraintDef& def, const BodyView& a, const Body
 
 // Each type's own evaluate, one per file.
 void evaluate(const DistanceDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
+void evaluate(const RopeDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
 void evaluate(const PinDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
 void evaluate(const PointOnLineDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
 void evaluate(const PointOnCircleDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);

@@ -83,7 +83,7 @@ BodyPair constraint_bodies(const ConstraintDef& def) {
 }
 
 std::string_view constraint_type_name(const ConstraintDef& def) {
-  static constexpr std::string_view names[] = {"distance", "pin",      "point_on_line",   "point_on_circle",
+  static constexpr std::string_view names[] = {"distance", "rope", "pin",      "point_on_line",   "point_on_circle",
                                                "point_on_plane", "weld", "relative_angle", "gear",
                                                "rack_and_pinion", "motor", "trajectory"};
   static_assert(std::size(names) == std::variant_size_v<ConstraintDef>);
@@ -109,6 +109,12 @@ Status validate_constraint(const ConstraintDef& def, int dim, BodyFacts a, BodyF
             LINKAGE_CHECK(check_vec("anchor_a", c.anchor_a, dim));
             LINKAGE_CHECK(check_vec("anchor_b", c.anchor_b, dim));
             return check_length_or_current("length", c.length);
+          },
+          [&](const RopeDef& c) -> Status {
+            LINKAGE_CHECK(check_pair(c.a, c.b));
+            LINKAGE_CHECK(check_vec("anchor_a", c.anchor_a, dim));
+            LINKAGE_CHECK(check_vec("anchor_b", c.anchor_b, dim));
+            return check_length_or_current("max_length", c.max_length);
           },
           [&](const PinDef& c) -> Status {
             LINKAGE_CHECK(check_pair(c.a, c.b));
@@ -211,6 +217,9 @@ ConstraintDef resolve_constraint(const ConstraintDef& def, const BodyView& a, co
   std::visit(Overload{
                  [&](DistanceDef& c) {
                    if (std::isnan(c.length)) c.length = separation(a, c.anchor_a, b, c.anchor_b).d.norm();
+                 },
+                 [&](RopeDef& c) {
+                   if (std::isnan(c.max_length)) c.max_length = separation(a, c.anchor_a, b, c.anchor_b).d.norm();
                  },
                  [&](PointOnCircleDef& c) {
                    if (std::isnan(c.radius)) c.radius = separation(a, c.anchor_a, b, c.anchor_b).d.norm();
