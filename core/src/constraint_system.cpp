@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "body_view.hpp"
 
@@ -20,6 +21,8 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
   ws.hi.resize(m);
   ws.velocity_row.assign(static_cast<std::size_t>(m), 0);
   ws.unilateral_row.assign(static_cast<std::size_t>(m), 0);
+  ws.soft_omega.resize(m);
+  ws.soft_zeta.resize(m);
   int row = 0;
   for (const ConstraintRecord& c : d.constraints) {
     Rows rows;
@@ -34,6 +37,8 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
       ws.hi[row + r] = rows.hi[r];
       ws.velocity_row[static_cast<std::size_t>(row + r)] = rows.velocity_level;
       ws.unilateral_row[static_cast<std::size_t>(row + r)] = rows.unilateral;
+      ws.soft_omega[row + r] = 2.0 * std::numbers::pi * c.softness.frequency;
+      ws.soft_zeta[row + r] = c.softness.damping_ratio;
     }
     ws.J.begin_group(row, c.rows);
     auto add = [&](int body, const Eigen::Matrix3d& block) {
@@ -56,6 +61,7 @@ int prepare_system(WorldData& d) {
   ws.diag = ws.J.gram_diagonal(ws.w);
   ws.reg = d.settings.regularization * ws.diag;
   ws.held.assign(static_cast<std::size_t>(m), 0);
+  ws.fixed.setZero(m);
   int held = 0;
   for (int i = 0; i < m; ++i) {
     if (ws.diag[i] > 0.0) continue;
@@ -76,6 +82,40 @@ int hold_slack_rows(WorldData& d, double tolerance) {
     ++held;
   }
   return held;
+}
+
+void apply_soft_forces(WorldData& d) {
+  Workspace& ws = d.ws;
+  for (int i = 0; i < ws.soft_omega.size(); ++i) {
+    const double w = ws.soft_omega[i];
+    if (w == 0.0 || ws.held[static_cast<std::size_t>(i)]) continue;
+    ws.held[static_cast<std::size_t>(i)] = 1;
+    ws.reg[i] = 1.0;
+    ws.fixed[i] = -(w * w * ws.C[i] + 2.0 * ws.soft_zeta[i] * w * ws.Cdot[i]) / ws.diag[i];
+  }
+}
+
+void soften_rows(WorldData& d, double h) {
+  Workspace& ws = d.ws;
+  for (int i = 0; i < ws.soft_omega.size(); ++i) {
+    const double w = ws.soft_omega[i];
+    if (w == 0.0 || ws.held[static_cast<std::size_t>(i)]) continue;
+    ws.reg[i] += ws.diag[i] / (h * w * (2.0 * ws.soft_zeta[i] + h * w));
+  }
+}
+
+double soft_bias(const Workspace& ws, int row, double h) {
+  const double w = ws.soft_omega[row];
+  return w / (2.0 * ws.soft_zeta[row] + h * w) * ws.C[row];
+}
+
+void hold_soft_rows(WorldData& d) {
+  Workspace& ws = d.ws;
+  for (int i = 0; i < ws.soft_omega.size(); ++i) {
+    if (ws.soft_omega[i] == 0.0) continue;
+    ws.held[static_cast<std::size_t>(i)] = 1;
+    ws.reg[i] = 1.0;
+  }
 }
 
 void gather_warm(WorldData& d, double scale) {
@@ -109,12 +149,11 @@ bool has_bounds(const Workspace& ws) {
   return false;
 }
 
-}  // namespace
-
-SolveStats solve_system(WorldData& d) {
+// The free rows' solve, with bounded rows met by projection (Gauss–Seidel)
+// or an active set (CG, LDLᵀ).
+SolveStats solve_free_rows(WorldData& d, const SystemView& k) {
   Workspace& ws = d.ws;
   const WorldSettings& s = d.settings;
-  const SystemView k{ws.J, ws.w, ws.reg, ws.held};
   if (s.solver == LinearSolver::gauss_seidel)
     return solve_gauss_seidel(k, ws.rhs, ws.lambda, ws.lo, ws.hi, s.solver_tolerance, s.solver_max_iterations);
 
@@ -154,6 +193,24 @@ SolveStats solve_system(WorldData& d) {
     ws.lambda += held_lambda;
   }
   ws.held = held_before;
+  return stats;
+}
+
+}  // namespace
+
+SolveStats solve_system(WorldData& d) {
+  Workspace& ws = d.ws;
+  const SystemView k{ws.J, ws.w, ws.reg, ws.held};
+  const std::vector<char> none;
+  const bool has_fixed = ws.fixed.size() == ws.rhs.size() && ws.fixed.any();
+  if (has_fixed) {
+    // Held rows with a known λ push on the free ones: move that to the right side.
+    Eigen::VectorXd coupling(ws.rhs.size());
+    SystemView{ws.J, ws.w, ws.reg, none}.apply(ws.fixed, coupling, ws.dof_scratch);
+    ws.rhs -= coupling;
+  }
+  SolveStats stats = solve_free_rows(d, k);
+  if (has_fixed) ws.lambda += ws.fixed;
   return stats;
 }
 

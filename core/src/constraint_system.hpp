@@ -21,6 +21,16 @@ int prepare_system(WorldData& d);
 // (C < −tolerance): a slack rope pulls on nothing. Returns how many.
 int hold_slack_rows(WorldData& d, double tolerance);
 
+// Soft rows (ws.soft_omega > 0), three ways:
+// force-based: held at their spring force λ = −(ω² C + 2ζω Ċ) / K_ii;
+void apply_soft_forces(WorldData& d);
+// impulse family: compliance K_ii / (hω (2ζ + hω)) on the diagonal (the
+// implicit spring of Box2D's soft step); its bias is soft_bias(...);
+void soften_rows(WorldData& d, double h);
+double soft_bias(const Workspace& ws, int row, double h);
+// projections: held at 0, free to stretch.
+void hold_soft_rows(WorldData& d);
+
 // ws.lambda ← each constraint's warm-start λ times `scale` (0 on held rows).
 void gather_warm(WorldData& d, double scale);
 

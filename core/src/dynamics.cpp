@@ -51,6 +51,7 @@ void accelerations(WorldData& d, double h, double t, const Eigen::VectorXd& q, c
 
   const int held = prepare_system(d);
   hold_slack_rows(d, 0.0);  // a rope pulls only once taut
+  apply_soft_forces(d);
   gather_warm(d, 1.0);
   record_solve(d, solve_system(d), held);
   scatter_lambda(d, 1.0, weight);

@@ -15,23 +15,26 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// A slack one-sided row (a rope, C < 0) may close its gap within the step
-// but no more: its velocity target is J v + b = −C/h (speculative).
-Eigen::VectorXd speculative_bias(const Workspace& ws, double h) {
+// The velocity target of each row is J v + b = −bias. Two kinds of bias:
+// the velocity bias belongs to the row's physics and is part of the stored
+// impulse: a soft row's spring, ω/(2ζ + hω)·C, and a slack rope's C/h (it
+// may close its gap within the step but no more). The position bias only
+// fights drift: (β/h) C on the other position rows.
+Eigen::VectorXd velocity_bias(const Workspace& ws, double h) {
   Eigen::VectorXd bias = Eigen::VectorXd::Zero(ws.C.size());
-  for (int i = 0; i < bias.size(); ++i)
+  for (int i = 0; i < bias.size(); ++i) {
+    if (ws.soft_omega[i] > 0.0) bias[i] = soft_bias(ws, i, h);
     if (ws.unilateral_row[static_cast<std::size_t>(i)] && ws.C[i] < 0.0) bias[i] = ws.C[i] / h;
+  }
   return bias;
 }
 
-// The velocity target of each row: J v + b = −bias, where bias is the
-// Baumgarte term (β/h) C of a position row (the speculative C/h of a slack
-// one-sided row) and 0 for a velocity row.
 Eigen::VectorXd position_bias(const Workspace& ws, double beta, double h) {
   Eigen::VectorXd bias = (beta / h) * ws.C;
   for (int i = 0; i < bias.size(); ++i) {
-    if (ws.velocity_row[static_cast<std::size_t>(i)]) bias[i] = 0.0;
-    if (ws.unilateral_row[static_cast<std::size_t>(i)] && ws.C[i] < 0.0) bias[i] = ws.C[i] / h;
+    const bool drift_only = !ws.velocity_row[static_cast<std::size_t>(i)] && ws.soft_omega[i] == 0.0 &&
+                            !(ws.unilateral_row[static_cast<std::size_t>(i)] && ws.C[i] < 0.0);
+    if (!drift_only) bias[i] = 0.0;
   }
   return bias;
 }
@@ -39,10 +42,11 @@ Eigen::VectorXd position_bias(const Workspace& ws, double beta, double h) {
 // Global velocity projection: J W Jᵀ λ = −(J v* + b + (β/h) C), one solve.
 void project(WorldData& d, double h, Eigen::VectorXd& v) {
   Workspace& ws = d.ws;
-  ws.rhs = -(ws.Cdot + position_bias(ws, d.settings.baumgarte, h));
+  ws.rhs = -(ws.Cdot + velocity_bias(ws, h) + position_bias(ws, d.settings.baumgarte, h));
   ws.lo *= h;  // λ here is an impulse (N·s): a bound in N becomes one in N·s
   ws.hi *= h;
   const int held = prepare_system(d);
+  soften_rows(d, h);
   gather_warm(d, h);
   record_solve(d, solve_system(d), held);
   Eigen::VectorXd dv = Eigen::VectorXd::Zero(v.size());
@@ -87,7 +91,10 @@ class SequentialImpulses {
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
       const BlockJacobian::Group& g = groups[gi];
       Eigen::Vector3d r = Eigen::Vector3d::Zero();
-      for (int row = 0; row < g.rows; ++row) r[row] = -(affine_[g.row + row] + bias[g.row + row]);
+      // The row's equation is J v + b + bias + reg·λ = 0: reg is the
+      // regularization, and for a soft row its compliance.
+      for (int row = 0; row < g.rows; ++row)
+        r[row] = -(affine_[g.row + row] + bias[g.row + row] + ws_.reg[g.row + row] * ws_.lambda[g.row + row]);
       for (int b = g.first_block; b < g.first_block + g.blocks; ++b) {
         const BlockJacobian::Block& blk = ws_.J.block(b);
         const double* jv = ws_.J.values(blk);
@@ -130,22 +137,23 @@ void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
   Workspace& ws = d.ws;
   const WorldSettings& s = d.settings;
   const int held = prepare_system(d);
+  soften_rows(d, h);
   gather_warm(d, h);
   SequentialImpulses si(ws, v, h);
   si.warm_start(v);
   // Velocity sweeps: J v + b = 0, warm-started; their impulses are stored
   // for the next step.
-  const Eigen::VectorXd no_bias = speculative_bias(ws, h);
-  const double start = si.residual(v, no_bias);
-  for (int i = 0; i < s.velocity_iterations; ++i) si.sweep(v, no_bias);
+  const Eigen::VectorXd physics = velocity_bias(ws, h);
+  const double start = si.residual(v, physics);
+  for (int i = 0; i < s.velocity_iterations; ++i) si.sweep(v, physics);
   SolveStats stats;
   stats.iterations = s.velocity_iterations + s.position_iterations + s.relax_iterations;
-  stats.residual = start > 0.0 ? si.residual(v, no_bias) / start : 0.0;
+  stats.residual = start > 0.0 ? si.residual(v, physics) / start : 0.0;
   // Position sweeps: J v + b = −(β/h) C from a cold start. Their impulses
   // stay in v, as in velocity projection, but are not stored: a stored bias
   // impulse would be applied again next step and wind up.
   const Eigen::VectorXd stored = ws.lambda;
-  const Eigen::VectorXd bias = position_bias(ws, s.baumgarte, h);
+  const Eigen::VectorXd bias = physics + position_bias(ws, s.baumgarte, h);
   for (int i = 0; i < s.position_iterations; ++i) si.sweep(v, bias);
   ws.lambda = stored;
   record_solve(d, stats, held);
@@ -161,8 +169,9 @@ void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
     // and bleed energy.
     evaluate_constraints(d, t + h, d.q, v);
     prepare_system(d);
+    soften_rows(d, h);
     const SequentialImpulses relax(ws, v, h);
-    const Eigen::VectorXd relax_bias = speculative_bias(ws, h);
+    const Eigen::VectorXd relax_bias = velocity_bias(ws, h);
     for (int i = 0; i < s.relax_iterations; ++i) relax.sweep(v, relax_bias);
   }
 }

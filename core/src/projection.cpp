@@ -15,6 +15,7 @@ void hold_free_rows(WorldData& d) {
   Workspace& ws = d.ws;
   prepare_system(d);
   hold_slack_rows(d, d.settings.projection_tolerance);
+  hold_soft_rows(d);
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     if (!ws.velocity_row[i]) continue;
     ws.held[i] = 1;

@@ -28,6 +28,10 @@ struct Workspace {
   Eigen::VectorXd Qa, w;                  // per DOF: applied forces, inverse masses
   Eigen::VectorXd C, Cdot, jdot_qdot, c_tt, lo, hi;  // per row
   Eigen::VectorXd diag, rhs, reg, lambda, dof_scratch;  // diag: diag(J W Jᵀ)
+  Eigen::VectorXd soft_omega, soft_zeta;  // per row: 2π·frequency (0: rigid) and damping ratio
+  // λ of held rows that is known rather than 0 (a soft row in the
+  // force-based method); solve_system moves its coupling to the right side.
+  Eigen::VectorXd fixed;
   std::vector<char> velocity_row, unilateral_row, held;
 
   LdltSolver ldlt;

@@ -71,14 +71,26 @@ Reaction reaction(const Eigen::Matrix3d& J, int rows, const std::array<double, 3
   return out;
 }
 
+Status validate_softness(const ConstraintDef& def, const Softness& s) {
+  if (!(std::isfinite(s.frequency) && s.frequency >= 0.0))
+    return invalid_argument("softness.frequency: must be finite and ≥ 0 Hz (0: rigid), got " + std::to_string(s.frequency));
+  if (!(std::isfinite(s.damping_ratio) && s.damping_ratio >= 0.0))
+    return invalid_argument("softness.damping_ratio: must be finite and ≥ 0, got " + std::to_string(s.damping_ratio));
+  if (s.frequency > 0.0 && std::holds_alternative<MotorDef>(def))
+    return invalid_argument("softness: a motor is a velocity constraint and cannot be soft; limit it with max_force");
+  return ok_status();
+}
+
 }  // namespace
 
-Result<ConstraintId> World::add_constraint(const ConstraintDef& def) {
+Result<ConstraintId> World::add_constraint(const ConstraintDef& def, const Softness& softness) {
   WorldData& d = *d_;
   Result<Resolved> r = resolve(d, def);
   if (!r) return r.error();
+  if (Status s = validate_softness(def, softness); !s) return s.error();
   ConstraintRecord c;
   c.def = r.value().def;
+  c.softness = softness;
   c.rows = constraint_rows(c.def, d.settings.dimension);
   c.body_a = r.value().a;
   c.body_b = r.value().b;
@@ -105,6 +117,16 @@ Status World::update_constraint(ConstraintId id, const ConstraintDef& def) {
   return ok_status();
 }
 
+Status World::set_softness(ConstraintId id, const Softness& softness) {
+  WorldData& d = *d_;
+  const int i = d.constraint_ids.find(id);
+  if (i < 0) return not_found("id", "constraint", id);
+  ConstraintRecord& c = d.constraints[static_cast<std::size_t>(i)];
+  if (Status s = validate_softness(c.def, softness); !s) return s;
+  c.softness = softness;
+  return ok_status();
+}
+
 Status World::remove_constraint(ConstraintId id) {
   WorldData& d = *d_;
   const int i = d.constraint_ids.find(id);
@@ -128,6 +150,7 @@ Result<ConstraintInfo> World::constraint(ConstraintId id) const {
   ConstraintInfo info;
   info.id = c.id;
   info.def = c.def;
+  info.softness = c.softness;
   info.rows = c.rows;
   for (int r = 0; r < c.rows; ++r) {
     info.lambda.push_back(c.lambda[r]);

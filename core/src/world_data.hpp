@@ -30,6 +30,7 @@ struct BodyRecord {
 struct ConstraintRecord {
   ConstraintId id;
   ConstraintDef def;  // resolved: no "current" values left
+  Softness softness;
   int rows = 0;
   int body_a = -1, body_b = -1;  // dense body indices; −1 is the world
   std::array<double, 3> lambda{};  // λ applied over the last step (integrator-weighted)

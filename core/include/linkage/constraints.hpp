@@ -149,6 +149,17 @@ using ConstraintDef =
 // "distance", "pin", ... : a stable name per type, for messages and logs.
 std::string_view constraint_type_name(const ConstraintDef& def);
 
+// Softness turns a hard constraint into a damped spring in its own
+// coordinate C: stiffness m ω² and damping 2 m ζ ω, with ω = 2π·frequency and
+// m the constraint's effective mass 1/(J W Jᵀ), so a frequency means the same
+// whatever the masses (Box2D's convention). The force-based method applies
+// that spring as a force; the impulse family integrates it implicitly (the
+// spring enters the solve as compliance), stable at any frequency.
+struct Softness {
+  double frequency = 0.0;      // Hz; 0: rigid (the default)
+  double damping_ratio = 1.0;  // ζ; 1: critically damped
+};
+
 // The force a constraint applied to one body in the last step: Jᵀλ restricted
 // to that body, as a force at its centre of mass and a torque about z.
 struct Reaction {
@@ -159,6 +170,7 @@ struct Reaction {
 struct ConstraintInfo {
   ConstraintId id;
   ConstraintDef def;           // with every "current" value resolved
+  Softness softness;
   int rows = 0;
   std::vector<double> lambda;  // one multiplier per row, from the last solve
   std::vector<double> error;   // C per row at the current state (velocity error for a motor)

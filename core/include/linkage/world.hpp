@@ -76,10 +76,12 @@ class World {
   bool contains(BodyId id) const;
 
   // --- constraints ---
-  Result<ConstraintId> add_constraint(const ConstraintDef& def);
+  Result<ConstraintId> add_constraint(const ConstraintDef& def, const Softness& softness = {});
   // Changes parameters (rest length, motor speed, ratio...) between steps.
   // The type and the bodies must stay the same; λ is kept for warm starting.
   Status update_constraint(ConstraintId id, const ConstraintDef& def);
+  // Makes a constraint soft (frequency > 0) or rigid again (frequency 0).
+  Status set_softness(ConstraintId id, const Softness& softness);
   Status remove_constraint(ConstraintId id);
   Result<ConstraintInfo> constraint(ConstraintId id) const;
   std::vector<ConstraintId> constraints() const;  // in creation order
