@@ -1,0 +1,229 @@
+#!/usr/bin/python3
+"""Turns linkage_bench's Google Benchmark JSON into bench/results.csv and BENCHMARKS.md.
+
+    /usr/bin/python3 bench/report.py bench/results.json [--csv bench/results.csv] [--md BENCHMARKS.md]
+
+Standard library only. The machine is described from `lscpu`; hand-written
+analysis in bench/notes.md (if present) is appended to BENCHMARKS.md.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+SCENE_ORDER = ["pendulum", "chain_100", "chain_1000", "cloth_32", "cloth_100", "joint_grid"]
+BASELINE = ("box2d", "v8_p3")  # Box2D 2.4 at its default iterations
+COUNTERS = ["steps", "dof", "equations", "median_step_ms", "mean_step_ms", "worst_rel_error",
+            "final_rel_error", "energy_drift", "max_energy_drift", "diverged_at_step", "rank_deficiency"]
+
+
+def lscpu():
+    info = {}
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return info
+    for line in out.splitlines():
+        key, _, value = line.partition(":")
+        info[key.strip()] = value.strip()
+    return info
+
+
+def machine_text(context):
+    cpu = lscpu()
+    model = cpu.get("Model name", "unknown CPU")
+    cpus = cpu.get("CPU(s)", str(context.get("num_cpus", "?")))
+    cores = cpu.get("Core(s) per socket", "?")
+    sockets = cpu.get("Socket(s)", "?")
+    threads = cpu.get("Thread(s) per core", "?")
+    mhz = context.get("mhz_per_cpu")
+    text = f"{model}, {cpus} logical CPUs ({sockets} socket(s) x {cores} core(s) x {threads} thread(s))"
+    if mhz:
+        text += f", {mhz} MHz"
+    return text
+
+
+def parse_name(name):
+    """'scene/engine/config/iterations:1/manual_time' -> (scene, engine, config)."""
+    parts = name.split("/")
+    return parts[0], parts[1], "/".join(p for p in parts[2:] if ":" not in p and p != "manual_time")
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    rows = []
+    for b in data.get("benchmarks", []):
+        if b.get("run_type", "iteration") != "iteration":
+            continue
+        scene, engine, config = parse_name(b.get("run_name", b["name"]))
+        row = {"scene": scene, "engine": engine, "config": config,
+               "error": b.get("error_message", "") if b.get("error_occurred") else "",
+               "run_ms": b.get("real_time", float("nan"))}
+        for c in COUNTERS:
+            row[c] = b.get(c, float("nan") if c != "rank_deficiency" else None)
+        rows.append(row)
+    return data.get("context", {}), rows
+
+
+def scenes_in(rows):
+    seen = []
+    for r in rows:
+        if r["scene"] not in seen:
+            seen.append(r["scene"])
+    return sorted(seen, key=lambda s: (SCENE_ORDER.index(s) if s in SCENE_ORDER else len(SCENE_ORDER), s))
+
+
+def baseline_of(rows, scene):
+    for r in rows:
+        if r["scene"] == scene and (r["engine"], r["config"]) == BASELINE and not r["error"]:
+            return r
+    return None
+
+
+def ratio(a, b):
+    try:
+        return a / b if b and math.isfinite(a) and math.isfinite(b) else float("nan")
+    except TypeError:
+        return float("nan")
+
+
+def fmt(x, kind="g"):
+    if x is None:
+        return ""
+    if isinstance(x, str):
+        return x
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if kind == "ms":
+        return f"{x:.3g}" if x < 100 else f"{x:.0f}"
+    if kind == "ratio":
+        return f"{x:.2g}" if x < 10 else f"{x:.0f}"
+    if kind == "int":
+        return str(int(round(x)))
+    if x == 0:
+        return "0"
+    return f"{x:.2e}".replace("e-0", "e-").replace("e+0", "e+")
+
+
+def write_csv(path, rows):
+    fields = ["scene", "engine", "config", "steps", "dof", "equations", "median_step_ms", "mean_step_ms",
+              "time_ratio_vs_box2d_default", "worst_rel_error", "final_rel_error", "energy_drift",
+              "max_energy_drift", "diverged_at_step", "rank_deficiency", "run_ms", "error"]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            base = baseline_of(rows, r["scene"])
+            out = {k: r.get(k) for k in fields}
+            out["time_ratio_vs_box2d_default"] = ratio(r["median_step_ms"], base["median_step_ms"]) if base else ""
+            for k, v in out.items():
+                if isinstance(v, float) and v.is_integer() and k in ("steps", "dof", "equations",
+                                                                      "diverged_at_step", "rank_deficiency"):
+                    out[k] = int(v)
+                elif isinstance(v, float):
+                    out[k] = repr(v) if math.isfinite(v) else ("inf" if v > 0 else "-inf" if v < 0 else "nan")
+            w.writerow(out)
+
+
+def write_md(path, context, rows, json_path, csv_path, command):
+    rel = lambda p: os.path.relpath(os.path.abspath(p), ROOT)
+    lines = []
+    add = lines.append
+    add("# Benchmarks: linkage against Box2D 2.4")
+    add("")
+    add(f"Generated by `bench/report.py` from `{rel(json_path)}` (Google Benchmark JSON); "
+        f"every number is also in `{rel(csv_path)}`. Reproduce with:")
+    add("")
+    add("```sh")
+    add(command)
+    add("```")
+    add("")
+    add(f"- **Date**: {context.get('date', '?')}")
+    add(f"- **Machine**: {machine_text(context)}")
+    load_avg = context.get("load_avg")
+    if load_avg:
+        add(f"- **Load average at start**: {', '.join(f'{x:.2f}' for x in load_avg)} "
+            "(other work on the machine makes times noisy; ratios within a scene are the useful part)")
+    add(f"- **linkage**: commit {context.get('commit', 'unknown')}")
+    add(f"- **Build**: {context.get('compiler', '?')}, {context.get('build_type', '?')}; "
+        f"Box2D {context.get('box2d', '?')}")
+    if context.get("steps_override"):
+        add(f"- **Steps override**: every scene ran only {context['steps_override']} steps (a quick look, "
+            "not the committed results)")
+    add("")
+    add("Each row is one run of the scene, gravity as given, dt = 1/60 s, no contacts. "
+        "Every step is timed alone; between steps (untimed) the state is read back and measured by the same "
+        "engine-neutral functions for every engine (`scenes/include/linkage/scenes/measure.hpp`):")
+    add("")
+    add("- **median step**: median wall time of one `step()` (ms); **× Box2D** is that over Box2D's at its "
+        "default 8 velocity / 3 position iterations (`box2d/v8_p3`; `box2d/v50_p50` is the high-iteration peer).")
+    add("- **worst error**: the largest, over all steps, of the worst relative constraint error: "
+        "|(|p_b − p_a| − L)| / L for rods, |p_b − p_a| / spacing for pins (0.1 m for the chain and cloth, "
+        "1 m for joint_grid); **final error**: the same after the last step.")
+    add("- **energy drift**: (E_end − E_0) / (M g H), E = Σ ½ m v² + ½ I ω² − m g·x over dynamic bodies, "
+        "M the dynamic mass and H the scene's height (pendulum rod, chain length, cloth and grid height); "
+        "**max |drift|** is the largest |E − E_0| / (M g H) over the run.")
+    add("- **diverged**: the step at which a state went non-finite; the run stops there, its errors are ∞ and "
+        "its times cover the steps before.")
+    add("- **rank def.**: linkage's `StepDiagnostics::rank_deficiency` at the last step "
+        "(redundant constraint rows found by LDLᵀ).")
+    add("")
+    for scene in scenes_in(rows):
+        desc = context.get(f"scene:{scene}", "")
+        add(f"## {scene}")
+        add("")
+        if desc:
+            add(desc + ".")
+            add("")
+        base = baseline_of(rows, scene)
+        add("| engine | config | median step (ms) | × Box2D | worst error | final error | energy drift "
+            "| max \\|drift\\| | diverged | rank def. |")
+        add("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            if r["scene"] != scene:
+                continue
+            if r["error"]:
+                add(f"| {r['engine']} | {r['config']} | error: {r['error']} | | | | | | | |")
+                continue
+            t = ratio(r["median_step_ms"], base["median_step_ms"]) if base else float("nan")
+            div = r["diverged_at_step"]
+            div_text = f"step {int(div)}" if div and math.isfinite(div) else "no"
+            add(f"| {r['engine']} | {r['config']} | {fmt(r['median_step_ms'], 'ms')} | {fmt(t, 'ratio')} "
+                f"| {fmt(r['worst_rel_error'])} | {fmt(r['final_rel_error'])} | {fmt(r['energy_drift'])} "
+                f"| {fmt(r['max_energy_drift'])} | {div_text} | {fmt(r['rank_deficiency'], 'int')} |")
+        add("")
+    notes = os.path.join(HERE, "notes.md")
+    if os.path.exists(notes):
+        with open(notes) as f:
+            add(f.read().rstrip())
+        add("")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("json", nargs="?", default=os.path.join(HERE, "results.json"))
+    p.add_argument("--csv", default=os.path.join(HERE, "results.csv"))
+    p.add_argument("--md", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    p.add_argument("--command", default="scripts/bench.sh", help="the command shown to reproduce the results")
+    a = p.parse_args()
+    context, rows = load(a.json)
+    if not rows:
+        sys.exit(f"report.py: no benchmarks in {a.json}")
+    write_csv(a.csv, rows)
+    write_md(a.md, context, rows, a.json, a.csv, a.command)
+    print(f"report.py: {len(rows)} runs -> {os.path.relpath(a.csv)}, {os.path.relpath(a.md)}")
+
+
+if __name__ == "__main__":
+    main()
