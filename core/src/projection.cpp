@@ -30,6 +30,21 @@ Eigen::VectorXd correction(const Workspace& ws, int dof) {
   return ws.w.cwiseProduct(dq);
 }
 
+// How many times SHAKE halves a Newton step that does not reduce |C|.
+constexpr int kMaxCuts = 12;
+
+struct Merit {
+  double worst = 0.0;  // max |C|: the stopping test
+  double norm = 0.0;   // |C|₂: what each Newton step must reduce
+};
+
+double position_error_norm(const Workspace& ws) {
+  double sum = 0.0;
+  for (int i = 0; i < ws.C.size(); ++i)
+    if (!ws.velocity_row[static_cast<std::size_t>(i)] && !ws.held[static_cast<std::size_t>(i)]) sum += ws.C[i] * ws.C[i];
+  return std::sqrt(sum);
+}
+
 double worst_position_error(const Workspace& ws) {
   double worst = 0.0;
   for (int i = 0; i < ws.C.size(); ++i)
@@ -50,26 +65,41 @@ int project_positions(WorldData& d, double t, double h) {
   // current J instead loses O(h) of the kinetic energy per unit time).
   // The matrix J(qₙ) W J(qₙ)ᵀ is then the same every iteration.
   // If the step moved so far that J(qₙ) no longer contracts the error, fall
-  // back to Newton with the current J, which converges from farther out.
+  // back to Newton with the current J, which converges from farther out;
+  // and every step is cut back (halved) until the error |C| falls, so that
+  // a violent step (a whipping chain) still converges.
+  auto measure = [&] {
+    evaluate_constraints(d, t, d.q, d.v);
+    hold_free_rows(d);
+    return Merit{worst_position_error(ws), position_error_norm(ws)};
+  };
+  Merit now = measure();
   bool newton = false;
   double previous = std::numeric_limits<double>::infinity();
   int iterations = 0;
-  for (; iterations < s.projection_max_iterations; ++iterations) {
-    evaluate_constraints(d, t, d.q, d.v);
-    hold_free_rows(d);
-    const double error = worst_position_error(ws);
-    if (error < s.projection_tolerance) break;
-    if (!newton && (error > 0.5 * previous || ws.J.rows() != step_direction.rows())) newton = true;
-    previous = error;
-    if (!newton) ws.J = step_direction;
+  for (; iterations < s.projection_max_iterations && now.worst >= s.projection_tolerance; ++iterations) {
+    if (!newton && (now.worst > 0.5 * previous || ws.J.rows() != step_direction.rows())) newton = true;
+    previous = now.worst;
+    if (!newton) {
+      ws.J = step_direction;
+      hold_free_rows(d);
+    }
     ws.rhs = -ws.C;
     for (std::size_t i = 0; i < ws.held.size(); ++i)
       if (ws.held[i]) ws.rhs[static_cast<int>(i)] = 0.0;
     ws.lambda.setZero(ws.C.size());
     solve_system(d);
     const Eigen::VectorXd dq = correction(ws, d.dof());
-    d.q += dq;
-    d.v += dq / h;
+    const Eigen::VectorXd start = d.q;
+    double alpha = 1.0;
+    Merit next{};
+    for (int cut = 0; cut < kMaxCuts; ++cut, alpha *= 0.5) {
+      d.q = start + alpha * dq;
+      next = measure();
+      if (next.norm < now.norm) break;
+    }
+    d.v += (alpha / h) * dq;
+    now = next;
   }
   return iterations;
 }
