@@ -66,12 +66,17 @@ const std::vector<OurConfig> kForceBased = {
 // One line per configuration.
 const std::vector<OurConfig> kImpulse = {
     {"velocity_projection+ldlt", {.solver = LinearSolver::ldlt, .dynamics = Dynamics::velocity_projection}},
+    // SHAKE is left out of the cloths to keep the suite to minutes: their
+    // straight, taut top row (a first-order mechanism) has no vertical
+    // constraint direction, and Newton needs many cut-back iterations to hold
+    // it (measured on cloth_32: 81 ms a step for a worst error of 4.4e-5).
     {"velocity_projection+ldlt+shake+rattle",
      {.solver = LinearSolver::ldlt,
       .dynamics = Dynamics::velocity_projection,
       .baumgarte = 0.0,
       .project_positions = true,
-      .project_velocities = true}},
+      .project_velocities = true},
+     {"pendulum", "chain_100", "chain_1000", "joint_grid"}},
     // The exact configuration: SHAKE to 1e-8 with 4 substeps, small enough
     // steps for Newton to converge through a chain's whip.
     {"velocity_projection+ldlt+shake+rattle+4sub",
@@ -82,7 +87,7 @@ const std::vector<OurConfig> kImpulse = {
       .project_positions = true,
       .project_velocities = true,
       .projection_tolerance = 1e-8},
-     {"pendulum", "chain_100", "chain_1000", "cloth_32"}},
+     {"pendulum", "chain_100", "chain_1000"}},
     {"sequential_impulses+v8_p3",  // Box2D's defaults
      {.dynamics = Dynamics::sequential_impulses, .velocity_iterations = 8, .position_iterations = 3}},
     {"sequential_impulses+v50_p50",

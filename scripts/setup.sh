@@ -9,6 +9,10 @@ packages=(
   libgtest-dev libgmock-dev          # tests
   libbenchmark-dev                   # bench/
   libbox2d-dev                       # bench/: the peer engine
+  libgrpc++-dev libprotobuf-dev      # server/: gRPC (pkg-config grpc++) and protobuf
+  protobuf-compiler protobuf-compiler-grpc   # protoc and grpc_cpp_plugin
+  libspdlog-dev                      # server/: logging
+  libcli11-dev                       # server/: flags
 )
 
 missing=()

@@ -185,10 +185,10 @@ const StepDiagnostics& World::step() {
   }
   ++d.steps;
 
-  // Forces applied for one step are spent.
-  std::erase_if(d.forces, [&](const ForceRecord& f) {
-    const auto* uf = std::get_if<ForceDef>(&f.def);
-    if (!uf || uf->persistent) return false;
+  // Forces applied for a number of steps count down, and are spent at 0.
+  std::erase_if(d.forces, [&](ForceRecord& f) {
+    auto* uf = std::get_if<ForceDef>(&f.def);
+    if (!uf || uf->steps == 0 || --uf->steps > 0) return false;
     d.force_ids.erase(f.id);
     return true;
   });

@@ -156,6 +156,9 @@ Result<ConstraintInfo> World::constraint(ConstraintId id) const {
     info.lambda.push_back(c.lambda[r]);
     info.error.push_back(rows.velocity_level ? rows.Cdot[r] : rows.C[r]);
     info.error_rate.push_back(rows.Cdot[r]);
+    info.jdot_qdot.push_back(rows.jdot_qdot[r]);
+    for (int k = 0; k < a.dof; ++k) info.jacobian_a.push_back(rows.Ja(r, k));
+    for (int k = 0; k < b.dof; ++k) info.jacobian_b.push_back(rows.Jb(r, k));
   }
   info.on_a = reaction(rows.Ja, c.rows, c.lambda, a);
   info.on_b = reaction(rows.Jb, c.rows, c.lambda, b);

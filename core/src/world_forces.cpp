@@ -17,6 +17,8 @@ Status check_vec(const char* field, const Vec3& v, int dim) {
 
 #define LINKAGE_CHECK(expr) \
   if (Status s_ = (expr); !s_) return s_.error()
+#define LINKAGE_CHECK_STATUS(expr) \
+  if (Status s_ = (expr); !s_) return s_
 
 struct ResolvedSpring {
   SpringDef def;
@@ -84,9 +86,33 @@ Result<ForceId> World::apply_force(const ForceDef& def) {
   if (!std::isfinite(def.torque)) return invalid_argument("torque: must be finite");
   if (def.torque != 0.0 && d.bodies[static_cast<std::size_t>(b.value())].kind != BodyKind::rigid)
     return invalid_argument("torque: a particle cannot take a torque; only rigid bodies turn");
+  if (def.steps < 0) return invalid_argument("steps: must be ≥ 0 (0: until removed), got " + std::to_string(def.steps));
   ForceRecord f{d.force_ids.insert(static_cast<int>(d.forces.size())), def, b.value(), -1};
   d.forces.push_back(std::move(f));
   return d.forces.back().id;
+}
+
+Status World::apply_impulse(const ImpulseDef& def) {
+  WorldData& d = *d_;
+  if (def.body.is_null()) return invalid_argument("body: must name a body");
+  Result<int> b = body_index(d, def.body, "body");
+  if (!b) return b.error();
+  const int dim = d.settings.dimension;
+  LINKAGE_CHECK_STATUS(check_vec("impulse", def.impulse, dim));
+  LINKAGE_CHECK_STATUS(check_vec("point", def.point, dim));
+  if (!std::isfinite(def.angular_impulse)) return invalid_argument("angular_impulse: must be finite");
+  const BodyRecord& r = d.bodies[static_cast<std::size_t>(b.value())];
+  if (def.angular_impulse != 0.0 && r.kind != BodyKind::rigid)
+    return invalid_argument("angular_impulse: a particle cannot turn; only rigid bodies take one");
+  if (r.motion != Motion::dynamic) return ok_status();  // nothing moves a fixed or kinematic body
+  // Δq̇ = W (J_pᵀ P + angular e_θ)
+  const Anchor p = anchor(body_view(d, b.value()), def.point);
+  const Eigen::Vector3d generalized = p.J.transpose() * def.impulse;
+  for (int i = 0; i < r.dof; ++i) {
+    const bool angle = r.kind == BodyKind::rigid && i == 2;
+    d.v[r.offset + i] += (angle ? r.inv_inertia : r.inv_mass) * (generalized[i] + (angle ? def.angular_impulse : 0.0));
+  }
+  return ok_status();
 }
 
 Status World::remove_force(ForceId id) {

@@ -124,3 +124,50 @@ TEST(Trajectory, AnchorFollowsACircle) {
   EXPECT_NEAR(x.x(), std::cos(kTwoPi * w.time()), 1e-8);
   EXPECT_NEAR(x.y(), std::sin(kTwoPi * w.time()), 1e-8);
 }
+
+TEST(ConstraintInfo, ExposesJacobianBlocksAndJdotQdot) {
+  World w = test::make_world();
+  const BodyId bar = w.add_body({.kind = BodyKind::rigid, .position = Vec3(0.5, 0, 0), .angular_velocity = 2.0,
+                                 .shape = Box{0.5, 0.05}})
+                         .value();
+  const ConstraintId pin = w.add_constraint(PinDef{.b = bar, .anchor_b = Vec3(-0.5, 0, 0)}).value();
+  const ConstraintInfo info = w.constraint(pin).value();
+  ASSERT_EQ(info.rows, 2);
+  EXPECT_TRUE(info.jacobian_a.empty());  // the world has no DOF
+  // p = x + R(θ) r with r = (−0.5, 0) at θ = 0: ∂p/∂(x, y, θ) = [I | (0, −0.5)].
+  const std::vector<double> expected{1, 0, 0, 0, 1, -0.5};
+  EXPECT_EQ(info.jacobian_b, expected);
+  // J̇q̇ = −ω² R r = −4 (−0.5, 0) = (2, 0).
+  EXPECT_DOUBLE_EQ(info.jdot_qdot[0], 2.0);
+  EXPECT_DOUBLE_EQ(info.jdot_qdot[1], 0.0);
+}
+
+TEST(Impulses, ChangeMomentumByTheImpulseAndSpinByItsMoment) {
+  WorldSettings s;
+  s.gravity = Vec3::Zero();
+  World w = test::make_world(s);
+  const BodyId disk = w.add_body({.kind = BodyKind::rigid, .mass = 2.0, .inertia = 0.5, .shape = Disk{0.5}}).value();
+  // 1 N·s at the rim, straight up: Δv = P/m, Δω = (r × P)/I.
+  ASSERT_TRUE(w.apply_impulse({.body = disk, .impulse = Vec3(0, 1, 0), .point = Vec3(0.5, 0, 0)}).ok());
+  EXPECT_NEAR(w.body(disk).value().velocity.y(), 0.5, 1e-15);
+  EXPECT_NEAR(w.body(disk).value().angular_velocity, 1.0, 1e-15);
+  const BodyId p = w.add_body({.mass = 1.0}).value();
+  EXPECT_EQ(w.apply_impulse({.body = p, .angular_impulse = 1.0}).error().code, ErrorCode::invalid_argument);
+  EXPECT_EQ(w.apply_impulse({.body = BodyId{77, 1}}).error().code, ErrorCode::not_found);
+}
+
+TEST(AppliedForces, LastTheirNumberOfSteps) {
+  WorldSettings s;
+  s.gravity = Vec3::Zero();
+  s.integrator = Integrator::semi_implicit_euler;
+  s.dt = 0.5;
+  World w = test::make_world(s);
+  const BodyId p = w.add_body({.mass = 1.0}).value();
+  const ForceId f = w.apply_force({.body = p, .force = Vec3(1, 0, 0), .steps = 3}).value();
+  for (int i = 0; i < 2; ++i) w.step();
+  EXPECT_TRUE(w.contains(f));
+  w.step();
+  EXPECT_FALSE(w.contains(f));
+  w.step();
+  EXPECT_NEAR(w.body(p).value().velocity.x(), 1.5, 1e-15);  // 3 steps × 0.5 s × 1 N / 1 kg
+}

@@ -96,7 +96,7 @@ Scene build(const WorldSettings& settings) {
   ForceDef push;
   push.body = s.chain[2];
   push.force = Vec3(0.4, 0.1, 0.0);
-  push.persistent = true;
+  push.steps = 0;
   s.push = w.apply_force(push).value();
   ForceDef kick;
   kick.body = s.link2;
@@ -196,7 +196,7 @@ TEST_P(State, RestoreResumesBitIdentically) {
   ForceDef f;
   f.body = s.chain[0];
   f.force = Vec3(5.0, 0.0, 0.0);
-  f.persistent = true;
+  f.steps = 0;
   s.w.apply_force(f).value();
   ASSERT_TRUE(s.w.remove_body(s.link2).ok());
   MotorDef faster = std::get<MotorDef>(s.w.constraint(s.motor).value().def);

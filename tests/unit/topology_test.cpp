@@ -91,7 +91,7 @@ TEST(Topology, RemoveBodyTakesExactlyItsConstraintsAndForces) {
   ForceDef push;
   push.body = p[1];
   push.force = Vec3(1.0, 0.0, 0.0);
-  push.persistent = true;
+  push.steps = 0;
   const ForceId f_p1 = w.apply_force(push).value();
   push.body = p[2];
   const ForceId f_p2 = w.apply_force(push).value();
@@ -286,7 +286,7 @@ TEST(Topology, OneStepForcesVanishPersistentOnesStay) {
   ForceDef kick;
   kick.body = body;
   kick.force = Vec3(4.0, 0.0, 0.0);
-  kick.persistent = false;
+  kick.steps = 1;
   const ForceId once = w.apply_force(kick).value();
   EXPECT_TRUE(w.contains(once));
   EXPECT_EQ(w.forces(), std::vector<ForceId>{once});
@@ -303,7 +303,7 @@ TEST(Topology, OneStepForcesVanishPersistentOnesStay) {
   ForceDef hold;
   hold.body = body;
   hold.force = Vec3(0.0, 3.0, 0.0);
-  hold.persistent = true;
+  hold.steps = 0;
   const ForceId steady = w.apply_force(hold).value();
   for (int i = 0; i < 4; ++i) {
     w.step();

@@ -108,7 +108,7 @@ struct Scene2D {
     f.body = r2;
     f.force = Vec3(0.5, 0.0, 0.0);
     f.torque = 0.1;
-    f.persistent = true;
+    f.steps = 0;
     push = w.apply_force(f).value();
     for (int i = 0; i < 5; ++i) w.step();
   }

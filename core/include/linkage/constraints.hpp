@@ -175,6 +175,10 @@ struct ConstraintInfo {
   std::vector<double> lambda;  // one multiplier per row, from the last solve
   std::vector<double> error;   // C per row at the current state (velocity error for a motor)
   std::vector<double> error_rate;  // Ċ per row
+  // ∂C/∂q for each body, row-major rows × the body's DOF (x, y[, z | θ]);
+  // empty for the world. And J̇q̇ per row. All at the current state.
+  std::vector<double> jacobian_a, jacobian_b;
+  std::vector<double> jdot_qdot;
   Reaction on_a, on_b;         // on_a for the first body named, on_b for the second
 };
 

@@ -27,8 +27,16 @@ struct ForceDef {
   Vec3 force = Vec3::Zero();   // N, world frame
   Vec3 point = Vec3::Zero();   // m, where it acts, in the body's frame (0: centre of mass)
   double torque = 0.0;         // N·m about z, rigid bodies only
-  // false: acts during the next step only, then is removed by itself.
-  bool persistent = false;
+  // Steps it acts for, then it is removed by itself; 0: until removed.
+  int steps = 1;
+};
+
+// A change of momentum at once: Δv = W J_pᵀ P, applied before the next step.
+struct ImpulseDef {
+  BodyId body{};
+  Vec3 impulse = Vec3::Zero();  // N·s, world frame
+  Vec3 point = Vec3::Zero();    // m, body frame (0: centre of mass)
+  double angular_impulse = 0.0; // N·m·s about z, rigid bodies only
 };
 
 }  // namespace linkage

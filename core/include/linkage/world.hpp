@@ -91,6 +91,8 @@ class World {
   Result<ForceId> add_spring(const SpringDef& def);
   Status update_spring(ForceId id, const SpringDef& def);
   Result<ForceId> apply_force(const ForceDef& def);
+  // Changes a body's momentum now (a kick between steps).
+  Status apply_impulse(const ImpulseDef& def);
   Status remove_force(ForceId id);
   Result<ForceInfo> force(ForceId id) const;
   std::vector<ForceId> forces() const;
