@@ -251,6 +251,47 @@ std::uint64_t World::state_hash() const {
 std::vector<BodyId> World::bodies() const { return ids_of(d_->bodies); }
 std::vector<ConstraintId> World::constraints() const { return ids_of(d_->constraints); }
 std::vector<ForceId> World::forces() const { return ids_of(d_->forces); }
+void World::body_states(BodyStates& out) const {
+  const WorldData& d = *d_;
+  const int dim = d.settings.dimension;
+  const std::size_t n = d.bodies.size();
+  out.ids.resize(n);
+  out.position.resize(n * static_cast<std::size_t>(dim));
+  out.velocity.resize(n * static_cast<std::size_t>(dim));
+  out.angle.assign(n, 0.0);
+  out.angular_velocity.assign(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const BodyRecord& r = d.bodies[i];
+    out.ids[i] = r.id;
+    for (int k = 0; k < dim; ++k) {
+      out.position[i * static_cast<std::size_t>(dim) + static_cast<std::size_t>(k)] = d.q[r.offset + k];
+      out.velocity[i * static_cast<std::size_t>(dim) + static_cast<std::size_t>(k)] = d.v[r.offset + k];
+    }
+    if (r.kind == BodyKind::rigid) {
+      out.angle[i] = d.q[r.offset + 2];
+      out.angular_velocity[i] = d.v[r.offset + 2];
+    }
+  }
+}
+
+void World::constraint_states(ConstraintStates& out) const {
+  const WorldData& d = *d_;
+  out.ids.clear();
+  out.rows.clear();
+  out.lambda.clear();
+  out.error.clear();
+  for (const ConstraintRecord& c : d.constraints) {
+    Rows rows;
+    evaluate_constraint(c.def, body_view(d, c.body_a), body_view(d, c.body_b), d.time, d.settings.dimension, rows);
+    out.ids.push_back(c.id);
+    out.rows.push_back(static_cast<std::uint32_t>(c.rows));
+    for (int r = 0; r < c.rows; ++r) {
+      out.lambda.push_back(c.lambda[r]);
+      out.error.push_back(rows.velocity_level ? rows.Cdot[r] : rows.C[r]);
+    }
+  }
+}
+
 bool World::contains(BodyId id) const { return d_->body_ids.find(id) >= 0; }
 bool World::contains(ConstraintId id) const { return d_->constraint_ids.find(id) >= 0; }
 bool World::contains(ForceId id) const { return d_->force_ids.find(id) >= 0; }

@@ -36,6 +36,24 @@ struct ForceInfo {
   ForceDefAny def;  // a spring's rest length resolved
 };
 
+// Every body's state in packed columns, in the world's order (creation
+// order): what a stream sends each tick.
+struct BodyStates {
+  std::vector<BodyId> ids;
+  std::vector<double> position;  // dimension values per body, m
+  std::vector<double> velocity;  // dimension values per body, m/s
+  std::vector<double> angle;     // one per body, rad (0 for particles)
+  std::vector<double> angular_velocity;  // one per body, rad/s
+};
+
+// Every constraint's rows in packed columns, in the world's order.
+struct ConstraintStates {
+  std::vector<ConstraintId> ids;
+  std::vector<std::uint32_t> rows;  // one per constraint
+  std::vector<double> lambda;       // Σ rows values: λ of the last step
+  std::vector<double> error;        // Σ rows values: C now (a motor's velocity error)
+};
+
 // A complete copy of a world: bodies, constraints, forces, ids, warm-start
 // data, time and settings. Restoring it resumes bit-identically.
 class WorldState {
@@ -73,6 +91,7 @@ class World {
   Result<Removed> remove_body(BodyId id);
   Result<BodyInfo> body(BodyId id) const;
   std::vector<BodyId> bodies() const;  // in creation order
+  void body_states(BodyStates& out) const;
   bool contains(BodyId id) const;
 
   // --- constraints ---
@@ -85,6 +104,7 @@ class World {
   Status remove_constraint(ConstraintId id);
   Result<ConstraintInfo> constraint(ConstraintId id) const;
   std::vector<ConstraintId> constraints() const;  // in creation order
+  void constraint_states(ConstraintStates& out) const;
   bool contains(ConstraintId id) const;
 
   // --- forces ---

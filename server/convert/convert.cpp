@@ -1,0 +1,322 @@
+// Errors, vectors, settings, bodies and body references. Constraints and
+// forces are in convert_constraints.cpp.
+#include "convert/convert.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "convert/convert_internal.hpp"
+
+namespace linkage::server {
+namespace {
+
+bool is_field_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+         c == '[' || c == ']';
+}
+
+bool is_field(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!is_field_char(c)) return false;
+  return true;
+}
+
+// Core body messages name the shape's fields without the oneof's case.
+std::string proto_body_field(std::string_view field) {
+  if (field == "shape.radius") return "shape.disk.radius";
+  if (field == "shape.half_width" || field == "shape.half_height") return "shape.box." + std::string(field.substr(6));
+  if (field == "shape.vertices") return "shape.polygon.vertices";
+  return std::string(field);
+}
+
+template <class ProtoEnum>
+Error unknown_enum(std::string_view path, std::string_view field, ProtoEnum value) {
+  return invalid(path, field, "unknown value " + std::to_string(static_cast<int>(value)));
+}
+
+Result<Shape> shape_from_proto(const v1::Shape& shape, std::string_view path) {
+  switch (shape.shape_case()) {
+    case v1::Shape::kDisk: return Shape{Disk{shape.disk().radius()}};
+    case v1::Shape::kBox: return Shape{Box{shape.box().half_width(), shape.box().half_height()}};
+    case v1::Shape::kPolygon: {
+      Polygon polygon;
+      for (int i = 0; i < shape.polygon().vertices_size(); ++i) {
+        const v1::Vec3& v = shape.polygon().vertices(i);
+        // The core's polygon is 2D; a z would be dropped without a word.
+        if (v.z() != 0.0)
+          return invalid(path, "shape.polygon.vertices[" + std::to_string(i) + "].z",
+                         "must be 0 (a polygon lies in the x-y plane), got " + std::to_string(v.z()));
+        polygon.vertices.emplace_back(v.x(), v.y());
+      }
+      return Shape{std::move(polygon)};
+    }
+    case v1::Shape::SHAPE_NOT_SET: break;
+  }
+  return Shape{NoShape{}};
+}
+
+}  // namespace
+
+// --- errors ---
+
+Error invalid(std::string_view path, std::string_view field, std::string_view reason) {
+  return {ErrorCode::invalid_argument, join_path(path, field) + ": " + std::string(reason)};
+}
+
+std::string join_path(std::string_view path, std::string_view field) {
+  if (path.empty()) return std::string(field);
+  if (field.empty()) return std::string(path);
+  return std::string(path) + "." + std::string(field);
+}
+
+Error with_fields(Error error, std::string_view path, const std::function<std::string(std::string_view)>& map) {
+  const std::size_t colon = error.message.find(": ");
+  const std::string_view head = std::string_view(error.message).substr(0, colon);
+  if (colon == std::string::npos || head.empty()) {
+    error.message = std::string(path) + ": " + error.message;
+    return error;
+  }
+  // "a, b: name the same body" names two fields: prefix each.
+  std::string fields;
+  std::string_view rest = head;
+  while (true) {
+    const std::size_t comma = rest.find(", ");
+    const std::string_view part = rest.substr(0, comma);
+    if (!is_field(part)) {
+      error.message = std::string(path) + ": " + error.message;
+      return error;
+    }
+    fields += (fields.empty() ? "" : ", ") + map(part);
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 2);
+  }
+  error.message = fields + error.message.substr(colon);
+  return error;
+}
+
+Error prefixed(Error error, std::string_view path) {
+  return with_fields(std::move(error), path, [&](std::string_view f) { return join_path(path, f); });
+}
+
+Error body_error(Error error, std::string_view path) {
+  return with_fields(std::move(error), path, [&](std::string_view f) { return join_path(path, proto_body_field(f)); });
+}
+
+Error settings_error(Error error, std::string_view path) {
+  // The core checks dt; a client sets tick_rate.
+  return with_fields(std::move(error), path,
+                     [&](std::string_view f) { return join_path(path, f == "dt" ? "tick_rate" : f); });
+}
+
+// --- vectors ---
+
+Vec3 vec_from_proto(const v1::Vec3& v) { return {v.x(), v.y(), v.z()}; }
+
+void vec_to_proto(const Vec3& v, v1::Vec3* out) {
+  out->set_x(v.x());
+  out->set_y(v.y());
+  out->set_z(v.z());
+}
+
+bool all_zero_bits(const Vec3& v) {
+  for (int i = 0; i < 3; ++i) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v[i], sizeof bits);
+    if (bits != 0) return false;
+  }
+  return true;
+}
+
+// --- settings ---
+
+Result<WorldSettings> settings_from_proto(const v1::WorldSettings& p, const WorldSettings& base,
+                                          std::string_view path) {
+  WorldSettings s = base;
+  if (p.has_dimension()) s.dimension = p.dimension();
+  if (p.has_gravity()) s.gravity = vec_from_proto(p.gravity());
+  if (p.has_tick_rate()) {
+    constexpr double max_rate = 10000.0;  // Hz; beyond it a tick loop cannot keep time
+    if (!(std::isfinite(p.tick_rate()) && p.tick_rate() > 0.0 && p.tick_rate() <= max_rate))
+      return invalid(path, "tick_rate", "must be > 0 and ≤ 10000 Hz, got " + std::to_string(p.tick_rate()));
+    s.dt = 1.0 / p.tick_rate();
+  }
+  if (p.has_substeps()) s.substeps = p.substeps();
+  switch (p.dynamics()) {
+    case v1::DYNAMICS_UNSPECIFIED: break;
+    case v1::DYNAMICS_FORCE_BASED: s.dynamics = Dynamics::force_based; break;
+    case v1::DYNAMICS_VELOCITY_PROJECTION: s.dynamics = Dynamics::velocity_projection; break;
+    case v1::DYNAMICS_SEQUENTIAL_IMPULSES: s.dynamics = Dynamics::sequential_impulses; break;
+    default: return unknown_enum(path, "dynamics", p.dynamics());
+  }
+  switch (p.integrator()) {
+    case v1::INTEGRATOR_UNSPECIFIED: break;
+    case v1::INTEGRATOR_EXPLICIT_EULER: s.integrator = Integrator::explicit_euler; break;
+    case v1::INTEGRATOR_SEMI_IMPLICIT_EULER: s.integrator = Integrator::semi_implicit_euler; break;
+    case v1::INTEGRATOR_MIDPOINT: s.integrator = Integrator::midpoint; break;
+    case v1::INTEGRATOR_RK4: s.integrator = Integrator::rk4; break;
+    case v1::INTEGRATOR_VELOCITY_VERLET: s.integrator = Integrator::velocity_verlet; break;
+    default: return unknown_enum(path, "integrator", p.integrator());
+  }
+  switch (p.solver()) {
+    case v1::LINEAR_SOLVER_UNSPECIFIED: break;
+    case v1::LINEAR_SOLVER_CONJUGATE_GRADIENT: s.solver = LinearSolver::conjugate_gradient; break;
+    case v1::LINEAR_SOLVER_LDLT: s.solver = LinearSolver::ldlt; break;
+    case v1::LINEAR_SOLVER_GAUSS_SEIDEL: s.solver = LinearSolver::gauss_seidel; break;
+    default: return unknown_enum(path, "solver", p.solver());
+  }
+  if (p.has_feedback_stiffness()) s.feedback_stiffness = p.feedback_stiffness();
+  if (p.has_feedback_damping()) s.feedback_damping = p.feedback_damping();
+  if (p.has_solver_tolerance()) s.solver_tolerance = p.solver_tolerance();
+  if (p.has_solver_max_iterations()) s.solver_max_iterations = p.solver_max_iterations();
+  if (p.has_regularization()) s.regularization = p.regularization();
+  if (p.has_warm_start()) s.warm_start = p.warm_start();
+  if (p.has_baumgarte()) s.baumgarte = p.baumgarte();
+  if (p.has_velocity_iterations()) s.velocity_iterations = p.velocity_iterations();
+  if (p.has_position_iterations()) s.position_iterations = p.position_iterations();
+  if (p.has_relax_iterations()) s.relax_iterations = p.relax_iterations();
+  if (p.has_project_positions()) s.project_positions = p.project_positions();
+  if (p.has_project_velocities()) s.project_velocities = p.project_velocities();
+  if (p.has_projection_tolerance()) s.projection_tolerance = p.projection_tolerance();
+  if (p.has_projection_max_iterations()) s.projection_max_iterations = p.projection_max_iterations();
+  return s;
+}
+
+void settings_to_proto(const WorldSettings& s, v1::WorldSettings* out) {
+  out->set_dimension(s.dimension);
+  vec_to_proto(s.gravity, out->mutable_gravity());
+  // A whole number of Hz is what people set; keep it whole if it gives back
+  // exactly this dt, so that a saved scene reloads with the same step.
+  const double rate = 1.0 / s.dt;
+  const double whole = std::round(rate);
+  out->set_tick_rate(whole > 0.0 && 1.0 / whole == s.dt ? whole : rate);
+  out->set_substeps(s.substeps);
+  constexpr v1::Dynamics dynamics[] = {v1::DYNAMICS_FORCE_BASED, v1::DYNAMICS_VELOCITY_PROJECTION,
+                                       v1::DYNAMICS_SEQUENTIAL_IMPULSES};
+  constexpr v1::Integrator integrators[] = {v1::INTEGRATOR_EXPLICIT_EULER, v1::INTEGRATOR_SEMI_IMPLICIT_EULER,
+                                            v1::INTEGRATOR_MIDPOINT, v1::INTEGRATOR_RK4,
+                                            v1::INTEGRATOR_VELOCITY_VERLET};
+  constexpr v1::LinearSolver solvers[] = {v1::LINEAR_SOLVER_CONJUGATE_GRADIENT, v1::LINEAR_SOLVER_LDLT,
+                                          v1::LINEAR_SOLVER_GAUSS_SEIDEL};
+  out->set_dynamics(dynamics[static_cast<int>(s.dynamics)]);
+  out->set_integrator(integrators[static_cast<int>(s.integrator)]);
+  out->set_solver(solvers[static_cast<int>(s.solver)]);
+  out->set_feedback_stiffness(s.feedback_stiffness);
+  out->set_feedback_damping(s.feedback_damping);
+  out->set_solver_tolerance(s.solver_tolerance);
+  out->set_solver_max_iterations(s.solver_max_iterations);
+  out->set_regularization(s.regularization);
+  out->set_warm_start(s.warm_start);
+  out->set_baumgarte(s.baumgarte);
+  out->set_velocity_iterations(s.velocity_iterations);
+  out->set_position_iterations(s.position_iterations);
+  out->set_relax_iterations(s.relax_iterations);
+  out->set_project_positions(s.project_positions);
+  out->set_project_velocities(s.project_velocities);
+  out->set_projection_tolerance(s.projection_tolerance);
+  out->set_projection_max_iterations(s.projection_max_iterations);
+}
+
+// --- bodies ---
+
+Result<BodyDef> body_from_proto(const v1::BodyDef& p, std::string_view path) {
+  // Filled in place: moving a BodyDef into a Result trips GCC 12's
+  // -Wmaybe-uninitialized on the shape variant (a false positive).
+  Result<BodyDef> out{BodyDef{}};
+  BodyDef& d = out.value();
+  switch (p.kind()) {
+    case v1::BODY_KIND_UNSPECIFIED:
+    case v1::BODY_KIND_PARTICLE: d.kind = BodyKind::particle; break;
+    case v1::BODY_KIND_RIGID: d.kind = BodyKind::rigid; break;
+    default: return unknown_enum(path, "kind", p.kind());
+  }
+  switch (p.motion()) {
+    case v1::MOTION_UNSPECIFIED:
+    case v1::MOTION_DYNAMIC: d.motion = Motion::dynamic; break;
+    case v1::MOTION_FIXED: d.motion = Motion::fixed; break;
+    case v1::MOTION_KINEMATIC: d.motion = Motion::kinematic; break;
+    default: return unknown_enum(path, "motion", p.motion());
+  }
+  d.position = vec_from_proto(p.position());
+  d.angle = p.angle();
+  d.velocity = vec_from_proto(p.velocity());
+  d.angular_velocity = p.angular_velocity();
+  d.mass = p.mass();
+  d.inertia = p.inertia();
+  d.density = p.density() == 0.0 ? 1.0 : p.density();
+  d.linear_damping = p.linear_damping();
+  d.angular_damping = p.angular_damping();
+  Result<Shape> shape = shape_from_proto(p.shape(), path);
+  if (!shape) return shape.error();
+  d.shape = shape.value();
+  return out;
+}
+
+void body_def_to_proto(const BodyInfo& info, std::string_view name, v1::BodyDef* out) {
+  out->set_name(std::string(name));
+  out->set_kind(info.kind == BodyKind::rigid ? v1::BODY_KIND_RIGID : v1::BODY_KIND_PARTICLE);
+  constexpr v1::Motion motions[] = {v1::MOTION_DYNAMIC, v1::MOTION_FIXED, v1::MOTION_KINEMATIC};
+  out->set_motion(motions[static_cast<int>(info.motion)]);
+  vec_to_proto(info.position, out->mutable_position());
+  out->set_angle(info.angle);
+  // A body at rest leaves velocity out: scenes stay readable.
+  if (!all_zero_bits(info.velocity)) vec_to_proto(info.velocity, out->mutable_velocity());
+  out->set_angular_velocity(info.angular_velocity);
+  out->set_mass(info.mass);
+  out->set_inertia(info.inertia);
+  out->set_linear_damping(info.linear_damping);
+  out->set_angular_damping(info.angular_damping);
+  std::visit(Overload{
+                 [](const NoShape&) {},
+                 [&](const Disk& s) { out->mutable_shape()->mutable_disk()->set_radius(s.radius); },
+                 [&](const Box& s) {
+                   out->mutable_shape()->mutable_box()->set_half_width(s.half_width);
+                   out->mutable_shape()->mutable_box()->set_half_height(s.half_height);
+                 },
+                 [&](const Polygon& s) {
+                   v1::Polygon* polygon = out->mutable_shape()->mutable_polygon();
+                   for (const Vec2& v : s.vertices) {
+                     v1::Vec3* p = polygon->add_vertices();
+                     p->set_x(v.x());
+                     p->set_y(v.y());
+                   }
+                 },
+             },
+             info.shape);
+}
+
+void body_to_proto(const BodyInfo& info, std::string_view name, v1::Body* out) {
+  id_to_proto(info.id, out->mutable_id());
+  body_def_to_proto(info, name, out->mutable_def());
+}
+
+// --- body references ---
+
+BodyResolver resolver(const World& world, const Names& names) {
+  return [&world, &names](const v1::BodyRef& ref, std::string_view field) -> Result<BodyId> {
+    switch (ref.ref_case()) {
+      case v1::BodyRef::REF_NOT_SET: return BodyId{};
+      case v1::BodyRef::kId: {
+        const BodyId id = id_from_proto<BodyTag>(ref.id());
+        if (id.is_null() || world.contains(id)) return id;
+        return Error{ErrorCode::not_found, std::string(field) + ": body " + std::to_string(id.index) + ":" +
+                                               std::to_string(id.generation) +
+                                               " does not exist (never created, or removed)"};
+      }
+      case v1::BodyRef::kName: {
+        if (ref.name().empty()) return BodyId{};
+        if (std::optional<BodyId> id = names.find_body(ref.name())) return *id;
+        return Error{ErrorCode::not_found, std::string(field) + ": no body named '" + ref.name() + "'"};
+      }
+    }
+    return BodyId{};
+  };
+}
+
+BodyRefWriter ids_as_refs() {
+  return [](BodyId id, v1::BodyRef* out) {
+    if (!id.is_null()) id_to_proto(id, out->mutable_id());
+  };
+}
+
+}  // namespace linkage::server

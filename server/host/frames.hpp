@@ -1,0 +1,21 @@
+#pragma once
+// Snapshots as streams send them: the tick's columns, built once per tick
+// for everyone who asked, and each subscriber's topology changes.
+
+#include <memory>
+#include <string>
+
+#include "linkage/v1/snapshot.pb.h"
+#include "world_host.hpp"
+
+namespace linkage::server {
+
+// The columns of this tick; constraint rows and diagnostics only if asked.
+std::shared_ptr<v1::Snapshot> build_frame(const WorldHost::State& s, const std::string& world, bool constraints,
+                                          bool diagnostics);
+
+// The bodies, constraints and springs a delta names, as they are now (all
+// of them for a full delta).
+void fill_changes(const WorldHost::State& s, const TopologyDelta& delta, v1::TopologyChanges* out);
+
+}  // namespace linkage::server

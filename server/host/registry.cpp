@@ -1,0 +1,74 @@
+#include "registry.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace linkage::server {
+
+bool valid_name(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; });
+}
+
+Result<std::shared_ptr<WorldHost>> Registry::create(const std::string& name, World world, Names names, Limits limits,
+                                                    bool paused) {
+  if (!valid_name(name))
+    return Error{ErrorCode::invalid_argument,
+                 "name: '" + name + "' is not a world name (1 to 64 letters, digits, '-', '_' or '.')"};
+  std::lock_guard lock(mutex_);
+  if (worlds_.count(name)) return Error{ErrorCode::failed_precondition, "name: a world named '" + name + "' exists"};
+  if (static_cast<int>(worlds_.size()) >= limits_.max_worlds)
+    return Error{ErrorCode::resource_exhausted,
+                 "the server holds its maximum of " + std::to_string(limits_.max_worlds) +
+                     " worlds (--max-worlds); delete one first"};
+  auto host = std::make_shared<WorldHost>(name, std::move(world), std::move(names), limits, paused);
+  worlds_.emplace(name, host);
+  return host;
+}
+
+std::shared_ptr<WorldHost> Registry::find(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  const auto it = worlds_.find(name);
+  return it == worlds_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<WorldHost>> Registry::all() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<WorldHost>> out;
+  for (const auto& [name, host] : worlds_) out.push_back(host);
+  return out;
+}
+
+Status Registry::remove(const std::string& name) {
+  std::shared_ptr<WorldHost> host;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = worlds_.find(name);
+    if (it == worlds_.end()) return Error{ErrorCode::not_found, "world: no world named '" + name + "'"};
+    host = it->second;
+    worlds_.erase(it);
+  }
+  host->stop("world '" + name + "' was deleted");
+  return ok_status();
+}
+
+void Registry::stop_all(const std::string& reason) {
+  std::map<std::string, std::shared_ptr<WorldHost>> worlds;
+  {
+    std::lock_guard lock(mutex_);
+    worlds.swap(worlds_);
+  }
+  for (auto& [name, host] : worlds) host->stop(reason);
+}
+
+bool Registry::acquire_stream() {
+  int n = streams_.load();
+  while (n < limits_.max_streams)
+    if (streams_.compare_exchange_weak(n, n + 1)) return true;
+  return false;
+}
+
+void Registry::release_stream() { --streams_; }
+
+}  // namespace linkage::server

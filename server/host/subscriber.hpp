@@ -1,0 +1,31 @@
+#pragma once
+// A stream of a world's snapshots, as the tick thread sees it.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "linkage/v1/snapshot.pb.h"
+
+namespace linkage::server {
+
+class Subscriber {
+ public:
+  using Clock = std::chrono::steady_clock;
+  virtual ~Subscriber() = default;
+
+  // Whether the subscriber can take a frame now: no write in flight, and
+  // its rate allows one. Called on the tick thread after every tick.
+  virtual bool ready(Clock::time_point now) = 0;
+  // The topology version of the last frame it was given (0: none yet).
+  virtual std::uint64_t known_version() const = 0;
+  virtual bool wants_constraints() const = 0;
+  virtual bool wants_diagnostics() const = 0;
+  // Hands a frame over to be written; the subscriber keeps it alive until written.
+  virtual void send(std::shared_ptr<const v1::Snapshot> frame) = 0;
+  // The world is going away (deleted, or the server stopping).
+  virtual void end(const std::string& reason) = 0;
+};
+
+}  // namespace linkage::server

@@ -1,0 +1,31 @@
+#pragma once
+// linkaged's command line: the server's flags and the simulate mode's.
+
+#include <cstdint>
+#include <string>
+
+#include "host/registry.hpp"
+
+namespace linkage::server {
+
+struct ServeOptions {
+  std::string listen = "127.0.0.1:50051";  // host:port; 0.0.0.0:50051 to serve other machines
+  double tick_rate = 60.0;                 // Hz, of worlds created without one
+  std::string scene;                       // loaded into the "default" world at start-up
+  std::string log_level = "info";
+  int max_message_bytes = 16 << 20;        // largest request or response
+  ServerLimits limits;
+};
+
+struct SimulateOptions {
+  std::string scene;
+  double seconds = 10.0;
+  std::int64_t steps = 0;  // > 0: overrides seconds
+  std::string out;         // JSON Lines; empty: no output file
+  int every = 1;           // write every N-th step
+};
+
+int serve(const ServeOptions& options);
+int simulate(const SimulateOptions& options);
+
+}  // namespace linkage::server

@@ -1,0 +1,101 @@
+// BodyService: bodies of a world.
+#include "commands.hpp"
+#include "convert/convert.hpp"
+#include "linkage/v1/service.grpc.pb.h"
+#include "on_world.hpp"
+#include "services.hpp"
+
+namespace linkage::server {
+namespace {
+
+using grpc::CallbackServerContext;
+using grpc::ServerUnaryReactor;
+
+void set_id(v1::Id* out, auto id) {
+  out->set_index(id.index);
+  out->set_generation(id.generation);
+}
+
+class BodyServiceImpl final : public v1::BodyService::CallbackService {
+ public:
+  explicit BodyServiceImpl(Registry& registry) : registry_(registry) {}
+
+  ServerUnaryReactor* CreateBody(CallbackServerContext* ctx, const v1::CreateBodyRequest* req,
+                                 v1::CreateBodyResponse* resp) override {
+    return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
+      Result<BodyId> id = create_body(s, req->body());
+      if (!id) return id.error();
+      set_id(resp->mutable_id(), id.value());
+      return ok_status();
+    });
+  }
+
+  ServerUnaryReactor* CreateBodies(CallbackServerContext* ctx, const v1::CreateBodiesRequest* req,
+                                   v1::CreateBodiesResponse* resp) override {
+    return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
+      return atomically(s, [&]() -> Status {
+        for (int i = 0; i < req->bodies_size(); ++i) {
+          Result<BodyId> id = create_body(s, req->bodies(i));
+          if (!id) {
+            resp->Clear();
+            return Error{id.error().code, "bodies[" + std::to_string(i) + "]." + id.error().message};
+          }
+          set_id(resp->add_ids(), id.value());
+        }
+        return ok_status();
+      });
+    });
+  }
+
+  ServerUnaryReactor* GetBody(CallbackServerContext* ctx, const v1::GetBodyRequest* req,
+                              v1::GetBodyResponse* resp) override {
+    return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
+      Result<BodyId> id = resolver(s.world, s.names)(req->body(), "body");
+      if (!id) return id.error();
+      if (id.value().is_null()) return Error{ErrorCode::invalid_argument, "body: must name a body"};
+      body_to_proto(s.world.body(id.value()).value(), s.names.body_name(id.value()), resp->mutable_body());
+      return ok_status();
+    });
+  }
+
+  ServerUnaryReactor* ListBodies(CallbackServerContext* ctx, const v1::ListBodiesRequest* req,
+                                 v1::ListBodiesResponse* resp) override {
+    return on_world(ctx, registry_, req->world(), [resp](State& s, WorldHost&) -> Status {
+      for (const BodyId id : s.world.bodies())
+        body_to_proto(s.world.body(id).value(), s.names.body_name(id), resp->add_bodies());
+      return ok_status();
+    });
+  }
+
+  ServerUnaryReactor* UpdateBody(CallbackServerContext* ctx, const v1::UpdateBodyRequest* req,
+                                 v1::UpdateBodyResponse* resp) override {
+    return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
+      if (Status ok = update_body(s, req->body(), req->def()); !ok) return ok;
+      const BodyId id = resolver(s.world, s.names)(req->body(), "body").value();
+      body_to_proto(s.world.body(id).value(), s.names.body_name(id), resp->mutable_body());
+      return ok_status();
+    });
+  }
+
+  ServerUnaryReactor* RemoveBody(CallbackServerContext* ctx, const v1::RemoveBodyRequest* req,
+                                 v1::RemoveBodyResponse* resp) override {
+    return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
+      Result<Removed> removed = remove_body(s, req->body());
+      if (!removed) return removed.error();
+      for (const ConstraintId id : removed.value().constraints) set_id(resp->add_removed_constraints(), id);
+      for (const ForceId id : removed.value().forces) set_id(resp->add_removed_forces(), id);
+      return ok_status();
+    });
+  }
+
+ private:
+  Registry& registry_;
+};
+
+}  // namespace
+
+std::unique_ptr<grpc::Service> make_body_service(Registry& registry) {
+  return std::make_unique<BodyServiceImpl>(registry);
+}
+
+}  // namespace linkage::server

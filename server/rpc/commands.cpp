@@ -1,0 +1,201 @@
+#include "commands.hpp"
+
+#include "convert/convert.hpp"
+
+namespace linkage::server {
+namespace {
+
+Error exhausted(const char* what, int limit) {
+  return {ErrorCode::resource_exhausted, std::string("the world holds its maximum of ") + std::to_string(limit) + " " +
+                                             what + "; remove some first (or raise --max-" + what + ")"};
+}
+
+template <class IdT>
+IdT id_of(const v1::Id& id) {
+  return IdT{id.index(), id.generation()};
+}
+
+void set_id(v1::Id* out, auto id) {
+  out->set_index(id.index);
+  out->set_generation(id.generation);
+}
+
+// Records, for the streams, what removing a body took with it.
+void record_removal(State& s, BodyId body, const Removed& removed) {
+  for (const ConstraintId c : removed.constraints) s.changes.removed(c);
+  for (const ForceId f : removed.forces) s.changes.removed_spring(f);
+  s.changes.removed(body);
+  s.names.remove(body, removed);
+}
+
+}  // namespace
+
+Result<BodyId> create_body(State& s, const v1::BodyDef& def) {
+  if (static_cast<int>(s.world.bodies().size()) >= s.limits.max_bodies) return exhausted("bodies", s.limits.max_bodies);
+  if (!def.name().empty()) {
+    if (Status ok = s.names.check_body_name(def.name()); !ok) return ok.error();
+  }
+  Result<BodyDef> core = body_from_proto(def);
+  if (!core) return core.error();
+  Result<BodyId> id = s.world.add_body(core.value());
+  if (!id) return Error{id.error().code, "body." + id.error().message};
+  if (!def.name().empty()) s.names.add_body(def.name(), id.value()).value();
+  s.changes.added(id.value());
+  return id;
+}
+
+Status update_body(State& s, const v1::BodyRef& body, const v1::BodyDef& def) {
+  Result<BodyId> id = resolver(s.world, s.names)(body, "body");
+  if (!id) return id.error();
+  if (id.value().is_null()) return Error{ErrorCode::invalid_argument, "body: must name a body"};
+  Result<BodyDef> core = body_from_proto(def);
+  if (!core) return core.error();
+  if (Status ok = s.world.update_body(id.value(), core.value()); !ok) return Error{ok.error().code, "def." + ok.error().message};
+  return ok_status();
+}
+
+Result<Removed> remove_body(State& s, const v1::BodyRef& body) {
+  Result<BodyId> id = resolver(s.world, s.names)(body, "body");
+  if (!id) return id.error();
+  if (id.value().is_null()) return Error{ErrorCode::invalid_argument, "body: must name a body"};
+  Result<Removed> removed = s.world.remove_body(id.value());
+  if (!removed) return removed.error();
+  record_removal(s, id.value(), removed.value());
+  return removed;
+}
+
+Result<ConstraintId> add_constraint(State& s, const v1::ConstraintDef& def) {
+  if (static_cast<int>(s.world.constraints().size()) >= s.limits.max_constraints)
+    return exhausted("constraints", s.limits.max_constraints);
+  if (!def.name().empty()) {
+    if (Status ok = s.names.check_constraint_name(def.name()); !ok) return ok.error();
+  }
+  Result<ConstraintDef> core = constraint_from_proto(def, resolver(s.world, s.names));
+  if (!core) return core.error();
+  Result<ConstraintId> id = s.world.add_constraint(core.value(), softness_from_proto(def));
+  if (!id) return Error{id.error().code, "constraint." + id.error().message};
+  if (!def.name().empty()) s.names.add_constraint(def.name(), id.value()).value();
+  s.changes.added(id.value());
+  return id;
+}
+
+Status update_constraint(State& s, const v1::Id& id, const v1::ConstraintDef& def) {
+  const ConstraintId cid = id_of<ConstraintId>(id);
+  Result<ConstraintDef> core = constraint_from_proto(def, resolver(s.world, s.names));
+  if (!core) return core.error();
+  return atomically(s, [&]() -> Status {
+    if (Status ok = s.world.update_constraint(cid, core.value()); !ok)
+      return Error{ok.error().code, "constraint." + ok.error().message};
+    return s.world.set_softness(cid, softness_from_proto(def));
+  });
+}
+
+Status remove_constraint(State& s, const v1::Id& id) {
+  const ConstraintId cid = id_of<ConstraintId>(id);
+  if (Status ok = s.world.remove_constraint(cid); !ok) return ok;
+  s.changes.removed(cid);
+  s.names.remove_constraint(cid);
+  return ok_status();
+}
+
+Result<ForceId> add_force(State& s, const v1::ForceDef& def) {
+  if (static_cast<int>(s.world.forces().size()) >= s.limits.max_forces) return exhausted("forces", s.limits.max_forces);
+  Result<std::variant<SpringDef, ForceDef>> core = force_from_proto(def, resolver(s.world, s.names));
+  if (!core) return core.error();
+  if (const auto* spring = std::get_if<SpringDef>(&core.value())) {
+    Result<ForceId> id = s.world.add_spring(*spring);
+    if (!id) return Error{id.error().code, "force.spring." + id.error().message};
+    s.changes.added_spring(id.value());
+    return id;
+  }
+  Result<ForceId> id = s.world.apply_force(std::get<ForceDef>(core.value()));
+  if (!id) return Error{id.error().code, "force.applied." + id.error().message};
+  return id;
+}
+
+Status update_force(State& s, const v1::Id& id, const v1::ForceDef& def) {
+  Result<std::variant<SpringDef, ForceDef>> core = force_from_proto(def, resolver(s.world, s.names));
+  if (!core) return core.error();
+  const auto* spring = std::get_if<SpringDef>(&core.value());
+  if (!spring) return Error{ErrorCode::invalid_argument, "force: only springs can be updated; remove an applied force and add another"};
+  if (Status ok = s.world.update_spring(id_of<ForceId>(id), *spring); !ok)
+    return Error{ok.error().code, "force.spring." + ok.error().message};
+  return ok_status();
+}
+
+Status remove_force(State& s, const v1::Id& id) {
+  const ForceId fid = id_of<ForceId>(id);
+  Result<ForceInfo> info = s.world.force(fid);
+  if (!info) return info.error();
+  const bool spring = std::holds_alternative<SpringDef>(info.value().def);
+  if (Status ok = s.world.remove_force(fid); !ok) return ok;
+  if (spring) s.changes.removed_spring(fid);
+  return ok_status();
+}
+
+Status apply_impulse(State& s, const v1::Impulse& impulse) {
+  Result<ImpulseDef> core = impulse_from_proto(impulse, resolver(s.world, s.names));
+  if (!core) return core.error();
+  if (Status ok = s.world.apply_impulse(core.value()); !ok) return Error{ok.error().code, "impulse." + ok.error().message};
+  return ok_status();
+}
+
+Status run_command(State& s, const v1::Command& c, v1::CommandResult* out) {
+  auto created = [&](auto result) -> Status {
+    if (!result) return result.error();
+    set_id(out->mutable_created(), result.value());
+    return ok_status();
+  };
+  switch (c.command_case()) {
+    case v1::Command::kCreateBody: return created(create_body(s, c.create_body()));
+    case v1::Command::kUpdateBody: return update_body(s, c.update_body().body(), c.update_body().def());
+    case v1::Command::kRemoveBody: {
+      Result<Removed> removed = remove_body(s, c.remove_body());
+      if (!removed) return removed.error();
+      for (const ConstraintId id : removed.value().constraints) set_id(out->add_removed_constraints(), id);
+      for (const ForceId id : removed.value().forces) set_id(out->add_removed_forces(), id);
+      return ok_status();
+    }
+    case v1::Command::kAddConstraint: return created(add_constraint(s, c.add_constraint()));
+    case v1::Command::kUpdateConstraint:
+      return update_constraint(s, c.update_constraint().id(), c.update_constraint().constraint());
+    case v1::Command::kRemoveConstraint: return remove_constraint(s, c.remove_constraint());
+    case v1::Command::kAddForce: return created(add_force(s, c.add_force()));
+    case v1::Command::kRemoveForce: return remove_force(s, c.remove_force());
+    case v1::Command::kApplyImpulse: return apply_impulse(s, c.apply_impulse());
+    case v1::Command::COMMAND_NOT_SET: break;
+  }
+  return Error{ErrorCode::invalid_argument, "command: no command set"};
+}
+
+Status atomically(State& s, const std::function<Status()>& body) {
+  const WorldState world = s.world.save();
+  const Names names = s.names;
+  const ChangeLog changes = s.changes;
+  Status result = body();
+  if (!result) {
+    s.world.restore(world);
+    s.names = names;
+    s.changes = changes;
+  }
+  return result;
+}
+
+void describe(const std::string& name, const State& s, int subscribers, v1::World* out) {
+  out->set_name(name);
+  settings_to_proto(s.world.settings(), out->mutable_settings());
+  out->mutable_limits()->set_max_bodies(s.limits.max_bodies);
+  out->mutable_limits()->set_max_constraints(s.limits.max_constraints);
+  out->mutable_limits()->set_max_forces(s.limits.max_forces);
+  out->set_paused(s.paused);
+  out->set_tick(s.tick);
+  out->set_time(s.world.time());
+  out->set_body_count(static_cast<std::uint32_t>(s.world.bodies().size()));
+  out->set_constraint_count(static_cast<std::uint32_t>(s.world.constraints().size()));
+  out->set_force_count(static_cast<std::uint32_t>(s.world.forces().size()));
+  out->set_topology_version(s.changes.version());
+  out->set_overruns(s.overruns);
+  out->set_subscribers(static_cast<std::uint32_t>(subscribers));
+}
+
+}  // namespace linkage::server

@@ -1,0 +1,37 @@
+#pragma once
+// Every command a client can send, as one function on a world's state, run
+// on the world's tick thread. The single RPCs and ApplyBatch share them.
+// Each validates first and changes nothing when it fails; each records the
+// topology changes it makes for the streams.
+
+#include "host/world_host.hpp"
+#include "linkage/v1/service.pb.h"
+
+namespace linkage::server {
+
+using State = WorldHost::State;
+
+Result<BodyId> create_body(State& s, const v1::BodyDef& def);
+Status update_body(State& s, const v1::BodyRef& body, const v1::BodyDef& def);
+Result<Removed> remove_body(State& s, const v1::BodyRef& body);
+
+Result<ConstraintId> add_constraint(State& s, const v1::ConstraintDef& def);
+Status update_constraint(State& s, const v1::Id& id, const v1::ConstraintDef& def);
+Status remove_constraint(State& s, const v1::Id& id);
+
+Result<ForceId> add_force(State& s, const v1::ForceDef& def);
+Status update_force(State& s, const v1::Id& id, const v1::ForceDef& def);
+Status remove_force(State& s, const v1::Id& id);
+Status apply_impulse(State& s, const v1::Impulse& impulse);
+
+// Runs one command of a batch, writing what it did into `result`.
+Status run_command(State& s, const v1::Command& command, v1::CommandResult* result);
+
+// Runs `body`; if it fails, puts the world, its names and its change log
+// back as they were, so that a batch is all or nothing.
+Status atomically(State& s, const std::function<Status()>& body);
+
+// The world's settings, counters and limits as the API shows them.
+void describe(const std::string& name, const State& s, int subscribers, v1::World* out);
+
+}  // namespace linkage::server

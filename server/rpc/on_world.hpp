@@ -1,0 +1,37 @@
+#pragma once
+// Runs a unary call as a command on its world's tick thread.
+
+#include <grpcpp/grpcpp.h>
+
+#include <string>
+
+#include "host/registry.hpp"
+#include "status.hpp"
+
+namespace linkage::server {
+
+inline grpc::Status no_world(const std::string& name) {
+  return {grpc::StatusCode::NOT_FOUND, "world: no world named '" + name + "' (ListWorlds shows them)"};
+}
+
+inline grpc::Status world_gone(const std::string& name) {
+  return {grpc::StatusCode::UNAVAILABLE, "world '" + name + "' was deleted or the server is stopping"};
+}
+
+// `fn(State&, WorldHost&)` returns linkage::Status and fills the response.
+template <class Fn>
+grpc::ServerUnaryReactor* on_world(grpc::CallbackServerContext* ctx, Registry& registry, const std::string& name,
+                                   Fn fn) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  std::shared_ptr<WorldHost> host = registry.find(name);
+  if (!host) {
+    reactor->Finish(no_world(name));
+    return reactor;
+  }
+  WorldHost* h = host.get();
+  host->post([reactor, h, fn](WorldHost::State& s) { reactor->Finish(to_grpc(fn(s, *h))); },
+             [reactor, name] { reactor->Finish(world_gone(name)); });
+  return reactor;
+}
+
+}  // namespace linkage::server

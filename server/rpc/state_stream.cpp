@@ -1,0 +1,86 @@
+#include "state_stream.hpp"
+
+namespace linkage::server {
+
+grpc::ServerWriteReactor<v1::Snapshot>* StateStream::start(Registry& registry, std::shared_ptr<WorldHost> host,
+                                                           double rate_hz, bool constraints, bool diagnostics) {
+  std::shared_ptr<StateStream> stream(new StateStream(registry, host, rate_hz, constraints, diagnostics));
+  stream->self_ = stream;
+  host->subscribe(stream);
+  return stream.get();
+}
+
+StateStream::StateStream(Registry& registry, std::shared_ptr<WorldHost> host, double rate_hz, bool constraints,
+                         bool diagnostics)
+    : registry_(registry),
+      host_(std::move(host)),
+      interval_(rate_hz > 0.0 ? std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate_hz))
+                              : Clock::duration::zero()),
+      constraints_(constraints),
+      diagnostics_(diagnostics) {}
+
+bool StateStream::ready(Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  return !finished_ && !writing_ && now >= next_due_;
+}
+
+std::uint64_t StateStream::known_version() const {
+  std::lock_guard lock(mutex_);
+  return known_version_;
+}
+
+void StateStream::send(std::shared_ptr<const v1::Snapshot> frame) {
+  std::lock_guard lock(mutex_);
+  if (finished_ || writing_) return;
+  const Clock::time_point now = Clock::now();
+  // Due again one interval after this one was due, not after it was sent:
+  // the stream keeps its rate on average.
+  next_due_ = interval_ == Clock::duration::zero() ? now : std::max(next_due_ + interval_, now);
+  known_version_ = frame->topology_version();
+  writing_ = std::move(frame);
+  StartWrite(writing_.get());
+}
+
+void StateStream::end(const std::string& reason) {
+  std::lock_guard lock(mutex_);
+  finish_locked(grpc::Status(grpc::StatusCode::UNAVAILABLE, reason));
+}
+
+void StateStream::finish_locked(grpc::Status status) {
+  if (finished_) return;
+  finished_ = true;
+  if (writing_) {
+    finish_after_write_ = std::move(status);
+  } else {
+    Finish(std::move(status));
+  }
+}
+
+void StateStream::OnWriteDone(bool ok) {
+  std::lock_guard lock(mutex_);
+  writing_.reset();
+  if (finish_after_write_) {
+    Finish(*finish_after_write_);
+    finish_after_write_.reset();
+    return;
+  }
+  // A failed write means the client is gone; OnCancel follows.
+  if (!ok) finish_locked(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
+}
+
+void StateStream::OnCancel() {
+  std::lock_guard lock(mutex_);
+  finish_locked(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client"));
+}
+
+void StateStream::OnDone() {
+  host_->unsubscribe(this);
+  registry_.release_stream();
+  std::shared_ptr<StateStream> keep;
+  {
+    std::lock_guard lock(mutex_);
+    keep.swap(self_);  // the last owner may be the host's publish loop: it frees us later
+  }
+}
+
+}  // namespace linkage::server
