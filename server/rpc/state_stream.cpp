@@ -33,9 +33,10 @@ void StateStream::send(std::shared_ptr<const v1::Snapshot> frame) {
   std::lock_guard lock(mutex_);
   if (finished_ || writing_) return;
   const Clock::time_point now = Clock::now();
-  // Due again one interval after this one was due, not after it was sent:
-  // the stream keeps its rate on average.
-  next_due_ = interval_ == Clock::duration::zero() ? now : std::max(next_due_ + interval_, now);
+  // Due again one interval after this one was due (not after it was sent),
+  // so the stream keeps its rate on average; the first frame starts the count.
+  const Clock::time_point due = next_due_ == Clock::time_point{} ? now : next_due_;
+  next_due_ = std::max(due + interval_, now);
   known_version_ = frame->topology_version();
   writing_ = std::move(frame);
   StartWrite(writing_.get());
