@@ -67,7 +67,11 @@ Result<MassProperties> polygon_properties(Polygon poly, double density) {
   MassProperties mp;
   mp.mass = density * area;
   mp.inertia = density * (second - area * c.squaredNorm());
-  for (Vec2& p : v) p -= c;
+  // Shifting an already centred polygon by its centroid's round-off would
+  // move its vertices by an ulp on every save and load.
+  if (c.norm() > 1e-12 * scale) {
+    for (Vec2& p : v) p -= c;
+  }
   mp.shape = std::move(poly);
   return mp;
 }

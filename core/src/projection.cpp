@@ -128,10 +128,20 @@ void catch_taut_rows(WorldData& d, double t) {
   d.v += correction(ws, d.dof());
 }
 
-void project_velocities(WorldData& d, double t) {
+void project_velocities(WorldData& d, double t, double h) {
   Workspace& ws = d.ws;
   evaluate_constraints(d, t, d.q, d.v);
   hold_free_rows(d);
+  // A motor is a velocity row: SHAKE's correction (Δq/h) moved its bodies'
+  // velocities, so RATTLE imposes it again, its bound an impulse now (N·s).
+  for (std::size_t i = 0; i < ws.held.size(); ++i) {
+    const int r = static_cast<int>(i);
+    if (!ws.velocity_row[i] || !(ws.diag[r] > 0.0)) continue;
+    ws.held[i] = 0;
+    ws.reg[r] = d.settings.regularization * ws.diag[r];
+    ws.lo[r] *= h;
+    ws.hi[r] *= h;
+  }
   ws.rhs = -ws.Cdot;
   for (std::size_t i = 0; i < ws.held.size(); ++i)
     if (ws.held[i]) ws.rhs[static_cast<int>(i)] = 0.0;

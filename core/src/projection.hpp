@@ -17,7 +17,8 @@ int project_positions(WorldData& d, double t, double h);
 // removes that separating velocity with one inelastic impulse (pull only).
 void catch_taut_rows(WorldData& d, double t);
 
-// One solve that removes the velocity error Ċ of every position row.
-void project_velocities(WorldData& d, double t);
+// One solve that removes the velocity error Ċ of every position row and of
+// every motor (within its maximum force over the step h).
+void project_velocities(WorldData& d, double t, double h);
 
 }  // namespace linkage

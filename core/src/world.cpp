@@ -179,7 +179,7 @@ const StepDiagnostics& World::step() {
     }
     d.time += h;
     if (d.settings.project_positions) ws.projection_iterations += project_positions(d, d.time, h);
-    if (d.settings.project_velocities) project_velocities(d, d.time);
+    if (d.settings.project_velocities) project_velocities(d, d.time, h);
     ws.times.integrate += std::chrono::duration<double>(Clock::now() - sub).count() -
                           (ws.times.forces + ws.times.constraints + ws.times.solve - evaluated);
   }

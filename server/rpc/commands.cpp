@@ -38,7 +38,7 @@ Result<BodyId> create_body(State& s, const v1::BodyDef& def) {
   Result<BodyDef> core = body_from_proto(def);
   if (!core) return core.error();
   Result<BodyId> id = s.world.add_body(core.value());
-  if (!id) return Error{id.error().code, "body." + id.error().message};
+  if (!id) return body_error(id.error());
   if (!def.name().empty()) s.names.add_body(def.name(), id.value()).value();
   s.changes.added(id.value());
   return id;
@@ -48,9 +48,9 @@ Status update_body(State& s, const v1::BodyRef& body, const v1::BodyDef& def) {
   Result<BodyId> id = resolver(s.world, s.names)(body, "body");
   if (!id) return id.error();
   if (id.value().is_null()) return Error{ErrorCode::invalid_argument, "body: must name a body"};
-  Result<BodyDef> core = body_from_proto(def);
+  Result<BodyDef> core = body_from_proto(def, "def");
   if (!core) return core.error();
-  if (Status ok = s.world.update_body(id.value(), core.value()); !ok) return Error{ok.error().code, "def." + ok.error().message};
+  if (Status ok = s.world.update_body(id.value(), core.value()); !ok) return body_error(ok.error(), "def");
   return ok_status();
 }
 
@@ -73,7 +73,7 @@ Result<ConstraintId> add_constraint(State& s, const v1::ConstraintDef& def) {
   Result<ConstraintDef> core = constraint_from_proto(def, resolver(s.world, s.names));
   if (!core) return core.error();
   Result<ConstraintId> id = s.world.add_constraint(core.value(), softness_from_proto(def));
-  if (!id) return Error{id.error().code, "constraint." + id.error().message};
+  if (!id) return constraint_error(id.error(), def);
   if (!def.name().empty()) s.names.add_constraint(def.name(), id.value()).value();
   s.changes.added(id.value());
   return id;
@@ -84,9 +84,9 @@ Status update_constraint(State& s, const v1::Id& id, const v1::ConstraintDef& de
   Result<ConstraintDef> core = constraint_from_proto(def, resolver(s.world, s.names));
   if (!core) return core.error();
   return atomically(s, [&]() -> Status {
-    if (Status ok = s.world.update_constraint(cid, core.value()); !ok)
-      return Error{ok.error().code, "constraint." + ok.error().message};
-    return s.world.set_softness(cid, softness_from_proto(def));
+    if (Status ok = s.world.update_constraint(cid, core.value()); !ok) return constraint_error(ok.error(), def);
+    if (Status ok = s.world.set_softness(cid, softness_from_proto(def)); !ok) return constraint_error(ok.error(), def);
+    return ok_status();
   });
 }
 
@@ -104,12 +104,12 @@ Result<ForceId> add_force(State& s, const v1::ForceDef& def) {
   if (!core) return core.error();
   if (const auto* spring = std::get_if<SpringDef>(&core.value())) {
     Result<ForceId> id = s.world.add_spring(*spring);
-    if (!id) return Error{id.error().code, "force.spring." + id.error().message};
+    if (!id) return force_error(id.error(), def);
     s.changes.added_spring(id.value());
     return id;
   }
   Result<ForceId> id = s.world.apply_force(std::get<ForceDef>(core.value()));
-  if (!id) return Error{id.error().code, "force.applied." + id.error().message};
+  if (!id) return force_error(id.error(), def);
   return id;
 }
 
@@ -118,8 +118,7 @@ Status update_force(State& s, const v1::Id& id, const v1::ForceDef& def) {
   if (!core) return core.error();
   const auto* spring = std::get_if<SpringDef>(&core.value());
   if (!spring) return Error{ErrorCode::invalid_argument, "force: only springs can be updated; remove an applied force and add another"};
-  if (Status ok = s.world.update_spring(id_of<ForceId>(id), *spring); !ok)
-    return Error{ok.error().code, "force.spring." + ok.error().message};
+  if (Status ok = s.world.update_spring(id_of<ForceId>(id), *spring); !ok) return force_error(ok.error(), def);
   return ok_status();
 }
 
@@ -136,7 +135,7 @@ Status remove_force(State& s, const v1::Id& id) {
 Status apply_impulse(State& s, const v1::Impulse& impulse) {
   Result<ImpulseDef> core = impulse_from_proto(impulse, resolver(s.world, s.names));
   if (!core) return core.error();
-  if (Status ok = s.world.apply_impulse(core.value()); !ok) return Error{ok.error().code, "impulse." + ok.error().message};
+  if (Status ok = s.world.apply_impulse(core.value()); !ok) return prefixed(ok.error(), "impulse");
   return ok_status();
 }
 
