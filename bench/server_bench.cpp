@@ -1,0 +1,92 @@
+// The server's own costs, measured through the real WorldHost: what each
+// added subscriber costs the tick loop, and how many bytes a snapshot takes
+// per body. Run: build/bench/server_bench --benchmark_out=server.json --benchmark_out_format=json
+#include <benchmark/benchmark.h>
+
+#include <future>
+
+#include "host/frames.hpp"
+#include "host/subscriber.hpp"
+#include "host/world_host.hpp"
+
+using namespace linkage;
+using namespace linkage::server;
+
+namespace {
+
+// Always ready, keeps the newest frame as a stream would, writes nothing.
+class Sink final : public Subscriber {
+ public:
+  bool ready(Clock::time_point) override { return true; }
+  std::uint64_t known_version() const override { return known_; }
+  bool wants_constraints() const override { return false; }
+  bool wants_diagnostics() const override { return true; }
+  void send(std::shared_ptr<const v1::Snapshot> frame) override {
+    known_ = frame->topology_version();
+    last_ = std::move(frame);
+  }
+  void end(const std::string&) override {}
+
+ private:
+  std::uint64_t known_ = 0;
+  std::shared_ptr<const v1::Snapshot> last_;
+};
+
+// A paused world of `bodies` free particles (a cheap step, so the publishing shows).
+std::unique_ptr<WorldHost> make_host(int bodies) {
+  WorldSettings s;
+  s.integrator = Integrator::semi_implicit_euler;
+  World world = World::create(s).value();
+  for (int i = 0; i < bodies; ++i) world.add_body({.position = Vec3(0.1 * i, 0, 0), .mass = 1.0}).value();
+  return std::make_unique<WorldHost>("bench", std::move(world), Names{}, Limits{}, true);
+}
+
+// Runs `ticks` ticks on the host's own thread and waits for them.
+void advance(WorldHost& host, std::uint32_t ticks) {
+  std::promise<void> done;
+  host.post(
+      [&](WorldHost::State& s) {
+        host.advance(s, ticks);
+        done.set_value();
+      },
+      [&] { done.set_value(); });
+  done.get_future().wait();
+}
+
+void BM_TickWithSubscribers(benchmark::State& state) {
+  const int subscribers = static_cast<int>(state.range(0));
+  auto host = make_host(1000);
+  for (int i = 0; i < subscribers; ++i) host->subscribe(std::make_shared<Sink>());
+  advance(*host, 10);  // every sink has had its first, full frame
+  constexpr std::uint32_t kTicks = 50;
+  for (auto _ : state) advance(*host, kTicks);
+  state.counters["us_per_tick"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * kTicks, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["subscribers"] = subscribers;
+  host->stop("done");
+}
+BENCHMARK(BM_TickWithSubscribers)->Arg(0)->Arg(1)->Arg(4)->Arg(16)->Arg(64)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_FrameBytesPerBody(benchmark::State& state) {
+  const int bodies = static_cast<int>(state.range(0));
+  WorldSettings s;
+  World world = World::create(s).value();
+  for (int i = 0; i < bodies; ++i)
+    world.add_body({.kind = BodyKind::rigid, .position = Vec3(0.1 * i, 0.5, 0), .angle = 0.1 * i,
+                    .velocity = Vec3(1, 2, 0), .shape = Disk{0.1}})
+        .value();
+  const WorldHost::State st{std::move(world), Names{}, Limits{}, ChangeLog{}, false, 0, 0, {}, nullptr};
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    const auto frame = build_frame(st, "bench", false, false);
+    bytes = frame->ByteSizeLong();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.counters["bytes_per_body"] = static_cast<double>(bytes) / bodies;
+  state.counters["frame_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_FrameBytesPerBody)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
