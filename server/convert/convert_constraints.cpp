@@ -140,14 +140,16 @@ Result<ConstraintDef> constraint_from_proto(const v1::ConstraintDef& p, const Bo
     }
     case v1::ConstraintDef::kGear: {
       const v1::Gear& c = p.gear();
-      def = GearDef{body(c.a(), "a"), body(c.b(), "b"), c.radius_a(), c.radius_b(),
-                    current_unless(c.has_offset(), c.offset())};
+      const GearDef defaults;
+      def = GearDef{body(c.a(), "a"), body(c.b(), "b"), c.has_radius_a() ? c.radius_a() : defaults.radius_a,
+                    c.has_radius_b() ? c.radius_b() : defaults.radius_b, current_unless(c.has_offset(), c.offset())};
       break;
     }
     case v1::ConstraintDef::kRackAndPinion: {
       const v1::RackAndPinion& c = p.rack_and_pinion();
       def = RackAndPinionDef{body(c.rack(), "rack"), body(c.pinion(), "pinion"), vec(c.anchor()),
-                             c.has_axis() ? vec(c.axis()) : Vec3::UnitX(), c.radius(),
+                             c.has_axis() ? vec(c.axis()) : Vec3::UnitX(),
+                             c.has_radius() ? c.radius() : RackAndPinionDef{}.radius,
                              current_unless(c.has_offset(), c.offset())};
       break;
     }
@@ -294,7 +296,8 @@ Result<ForceDefAny> force_from_proto(const v1::ForceDef& p, const BodyResolver& 
         return invalid(body.path, "rest_length", "must be ≥ 0 m (unset: the distance when added), got " +
                                                      std::to_string(s.rest_length()));
       SpringDef def{body(s.a(), "a"), body(s.b(), "b"), vec(s.anchor_a()), vec(s.anchor_b()),
-                    s.stiffness(),    s.damping(),      s.has_rest_length() ? s.rest_length() : -1.0};
+                    s.has_stiffness() ? s.stiffness() : SpringDef{}.stiffness, s.damping(),
+                    s.has_rest_length() ? s.rest_length() : -1.0};
       if (body.error) return *body.error;
       return ForceDefAny{def};
     }

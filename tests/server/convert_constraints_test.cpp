@@ -157,7 +157,7 @@ TEST(Constraint, Errors) {
                   .message.starts_with("constraint.distance.a, constraint.distance.b: name the same body"));
   EXPECT_TRUE(add(R"({"relative_angle": {"b": {"name": "p1"}}})")
                   .message.starts_with("constraint.relative_angle.b: must be a rigid body"));
-  EXPECT_TRUE(add(R"({"gear": {"a": {"name": "r1"}, "b": {"name": "r2"}}})")
+  EXPECT_TRUE(add(R"({"gear": {"a": {"name": "r1"}, "b": {"name": "r2"}, "radius_a": -1}})")
                   .message.starts_with("constraint.gear.radius_a: must be finite and > 0"));
   EXPECT_TRUE(f.world.constraints().empty());
 }
