@@ -23,9 +23,15 @@ void hold_free_rows(WorldData& d) {
   }
 }
 
-// Δ = W Jᵀ μ for the workspace's μ.
-Eigen::VectorXd correction(const Workspace& ws, int dof) {
-  Eigen::VectorXd dq = Eigen::VectorXd::Zero(dof);
+// Δ = W Jᵀ μ with J W Jᵀ μ = rhs over the rows not held, from μ = 0.
+Eigen::VectorXd correction_for(WorldData& d, const Eigen::VectorXd& rhs) {
+  Workspace& ws = d.ws;
+  ws.rhs = rhs;
+  for (std::size_t i = 0; i < ws.held.size(); ++i)
+    if (ws.held[i]) ws.rhs[static_cast<int>(i)] = 0.0;
+  ws.lambda.setZero(rhs.size());
+  solve_system(d);
+  Eigen::VectorXd dq = Eigen::VectorXd::Zero(d.dof());
   ws.J.add_transpose_product(ws.lambda, dq);
   return ws.w.cwiseProduct(dq);
 }
@@ -84,12 +90,7 @@ int project_positions(WorldData& d, double t, double h) {
       ws.J = step_direction;
       hold_free_rows(d);
     }
-    ws.rhs = -ws.C;
-    for (std::size_t i = 0; i < ws.held.size(); ++i)
-      if (ws.held[i]) ws.rhs[static_cast<int>(i)] = 0.0;
-    ws.lambda.setZero(ws.C.size());
-    solve_system(d);
-    const Eigen::VectorXd dq = correction(ws, d.dof());
+    const Eigen::VectorXd dq = correction_for(d, -ws.C);
     const Eigen::VectorXd start = d.q;
     double alpha = 1.0;
     Merit next{};
@@ -120,12 +121,7 @@ void catch_taut_rows(WorldData& d, double t) {
     ws.reg[r] = 1.0;
   }
   if (!any) return;
-  ws.rhs = -ws.Cdot;
-  for (std::size_t i = 0; i < ws.held.size(); ++i)
-    if (ws.held[i]) ws.rhs[static_cast<int>(i)] = 0.0;
-  ws.lambda.setZero(ws.C.size());
-  solve_system(d);
-  d.v += correction(ws, d.dof());
+  d.v += correction_for(d, -ws.Cdot);
 }
 
 void project_velocities(WorldData& d, double t, double h) {
@@ -142,12 +138,7 @@ void project_velocities(WorldData& d, double t, double h) {
     ws.lo[r] *= h;
     ws.hi[r] *= h;
   }
-  ws.rhs = -ws.Cdot;
-  for (std::size_t i = 0; i < ws.held.size(); ++i)
-    if (ws.held[i]) ws.rhs[static_cast<int>(i)] = 0.0;
-  ws.lambda.setZero(ws.C.size());
-  solve_system(d);
-  d.v += correction(ws, d.dof());
+  d.v += correction_for(d, -ws.Cdot);
 }
 
 }  // namespace linkage

@@ -11,11 +11,6 @@ namespace {
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
 
-void set_id(v1::Id* out, auto id) {
-  out->set_index(id.index);
-  out->set_generation(id.generation);
-}
-
 class BodyServiceImpl final : public v1::BodyService::CallbackService {
  public:
   explicit BodyServiceImpl(Registry& registry) : registry_(registry) {}
@@ -25,7 +20,7 @@ class BodyServiceImpl final : public v1::BodyService::CallbackService {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
       Result<BodyId> id = create_body(s, req->body());
       if (!id) return id.error();
-      set_id(resp->mutable_id(), id.value());
+      id_to_proto(id.value(), resp->mutable_id());
       return ok_status();
     });
   }
@@ -33,17 +28,7 @@ class BodyServiceImpl final : public v1::BodyService::CallbackService {
   ServerUnaryReactor* CreateBodies(CallbackServerContext* ctx, const v1::CreateBodiesRequest* req,
                                    v1::CreateBodiesResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      return atomically(s, [&]() -> Status {
-        for (int i = 0; i < req->bodies_size(); ++i) {
-          Result<BodyId> id = create_body(s, req->bodies(i));
-          if (!id) {
-            resp->Clear();
-            return Error{id.error().code, "bodies[" + std::to_string(i) + "]." + id.error().message};
-          }
-          set_id(resp->add_ids(), id.value());
-        }
-        return ok_status();
-      });
+      return create_all(s, req->bodies(), "bodies", create_body, resp->mutable_ids());
     });
   }
 
@@ -82,8 +67,8 @@ class BodyServiceImpl final : public v1::BodyService::CallbackService {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
       Result<Removed> removed = remove_body(s, req->body());
       if (!removed) return removed.error();
-      for (const ConstraintId id : removed.value().constraints) set_id(resp->add_removed_constraints(), id);
-      for (const ForceId id : removed.value().forces) set_id(resp->add_removed_forces(), id);
+      for (const ConstraintId id : removed.value().constraints) id_to_proto(id, resp->add_removed_constraints());
+      for (const ForceId id : removed.value().forces) id_to_proto(id, resp->add_removed_forces());
       return ok_status();
     });
   }

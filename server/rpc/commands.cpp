@@ -10,16 +10,6 @@ Error exhausted(const char* what, int limit) {
                                              what + "; remove some first (or raise --max-" + what + ")"};
 }
 
-template <class IdT>
-IdT id_of(const v1::Id& id) {
-  return IdT{id.index(), id.generation()};
-}
-
-void set_id(v1::Id* out, auto id) {
-  out->set_index(id.index);
-  out->set_generation(id.generation);
-}
-
 // Records, for the streams, what removing a body took with it.
 void record_removal(State& s, BodyId body, const Removed& removed) {
   for (const ConstraintId c : removed.constraints) s.changes.removed(c);
@@ -80,7 +70,7 @@ Result<ConstraintId> add_constraint(State& s, const v1::ConstraintDef& def) {
 }
 
 Status update_constraint(State& s, const v1::Id& id, const v1::ConstraintDef& def) {
-  const ConstraintId cid = id_of<ConstraintId>(id);
+  const ConstraintId cid = id_from_proto<ConstraintTag>(id);
   Result<ConstraintDef> core = constraint_from_proto(def, resolver(s.world, s.names));
   if (!core) return core.error();
   return atomically(s, [&]() -> Status {
@@ -91,7 +81,7 @@ Status update_constraint(State& s, const v1::Id& id, const v1::ConstraintDef& de
 }
 
 Status remove_constraint(State& s, const v1::Id& id) {
-  const ConstraintId cid = id_of<ConstraintId>(id);
+  const ConstraintId cid = id_from_proto<ConstraintTag>(id);
   if (Status ok = s.world.remove_constraint(cid); !ok) return ok;
   s.changes.removed(cid);
   s.names.remove_constraint(cid);
@@ -118,12 +108,12 @@ Status update_force(State& s, const v1::Id& id, const v1::ForceDef& def) {
   if (!core) return core.error();
   const auto* spring = std::get_if<SpringDef>(&core.value());
   if (!spring) return Error{ErrorCode::invalid_argument, "force: only springs can be updated; remove an applied force and add another"};
-  if (Status ok = s.world.update_spring(id_of<ForceId>(id), *spring); !ok) return force_error(ok.error(), def);
+  if (Status ok = s.world.update_spring(id_from_proto<ForceTag>(id), *spring); !ok) return force_error(ok.error(), def);
   return ok_status();
 }
 
 Status remove_force(State& s, const v1::Id& id) {
-  const ForceId fid = id_of<ForceId>(id);
+  const ForceId fid = id_from_proto<ForceTag>(id);
   Result<ForceInfo> info = s.world.force(fid);
   if (!info) return info.error();
   const bool spring = std::holds_alternative<SpringDef>(info.value().def);
@@ -142,7 +132,7 @@ Status apply_impulse(State& s, const v1::Impulse& impulse) {
 Status run_command(State& s, const v1::Command& c, v1::CommandResult* out) {
   auto created = [&](auto result) -> Status {
     if (!result) return result.error();
-    set_id(out->mutable_created(), result.value());
+    id_to_proto(result.value(), out->mutable_created());
     return ok_status();
   };
   switch (c.command_case()) {
@@ -151,8 +141,8 @@ Status run_command(State& s, const v1::Command& c, v1::CommandResult* out) {
     case v1::Command::kRemoveBody: {
       Result<Removed> removed = remove_body(s, c.remove_body());
       if (!removed) return removed.error();
-      for (const ConstraintId id : removed.value().constraints) set_id(out->add_removed_constraints(), id);
-      for (const ForceId id : removed.value().forces) set_id(out->add_removed_forces(), id);
+      for (const ConstraintId id : removed.value().constraints) id_to_proto(id, out->add_removed_constraints());
+      for (const ForceId id : removed.value().forces) id_to_proto(id, out->add_removed_forces());
       return ok_status();
     }
     case v1::Command::kAddConstraint: return created(add_constraint(s, c.add_constraint()));

@@ -4,6 +4,7 @@
 // Each validates first and changes nothing when it fails; each records the
 // topology changes it makes for the streams.
 
+#include "convert/convert.hpp"
 #include "host/world_host.hpp"
 #include "linkage/v1/service.pb.h"
 
@@ -26,6 +27,24 @@ Status apply_impulse(State& s, const v1::Impulse& impulse);
 
 // Runs one command of a batch, writing what it did into `result`.
 Status run_command(State& s, const v1::Command& command, v1::CommandResult* result);
+
+// Creates every def in order with `create`, all or nothing; the error names
+// the def as `field[i]`.
+template <class Defs, class Create>
+Status create_all(State& s, const Defs& defs, const char* field, Create create,
+                  google::protobuf::RepeatedPtrField<v1::Id>* ids) {
+  return atomically(s, [&]() -> Status {
+    for (int i = 0; i < defs.size(); ++i) {
+      auto id = create(s, defs.Get(i));
+      if (!id) {
+        ids->Clear();
+        return Error{id.error().code, std::string(field) + "[" + std::to_string(i) + "]." + id.error().message};
+      }
+      id_to_proto(id.value(), ids->Add());
+    }
+    return ok_status();
+  });
+}
 
 // Runs `body`; if it fails, puts the world, its names and its change log
 // back as they were, so that a batch is all or nothing.

@@ -11,11 +11,6 @@ namespace {
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
 
-void set_id(v1::Id* out, auto id) {
-  out->set_index(id.index);
-  out->set_generation(id.generation);
-}
-
 Status describe_constraint(const State& s, const v1::Id& id, v1::Constraint* out) {
   Result<ConstraintInfo> info = s.world.constraint(ConstraintId{id.index(), id.generation()});
   if (!info) return info.error();
@@ -32,7 +27,7 @@ class ConstraintServiceImpl final : public v1::ConstraintService::CallbackServic
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
       Result<ConstraintId> id = add_constraint(s, req->constraint());
       if (!id) return id.error();
-      set_id(resp->mutable_id(), id.value());
+      id_to_proto(id.value(), resp->mutable_id());
       return ok_status();
     });
   }
@@ -40,17 +35,7 @@ class ConstraintServiceImpl final : public v1::ConstraintService::CallbackServic
   ServerUnaryReactor* AddConstraints(CallbackServerContext* ctx, const v1::AddConstraintsRequest* req,
                                      v1::AddConstraintsResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      return atomically(s, [&]() -> Status {
-        for (int i = 0; i < req->constraints_size(); ++i) {
-          Result<ConstraintId> id = add_constraint(s, req->constraints(i));
-          if (!id) {
-            resp->Clear();
-            return Error{id.error().code, "constraints[" + std::to_string(i) + "]." + id.error().message};
-          }
-          set_id(resp->add_ids(), id.value());
-        }
-        return ok_status();
-      });
+      return create_all(s, req->constraints(), "constraints", add_constraint, resp->mutable_ids());
     });
   }
 
