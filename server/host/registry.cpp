@@ -40,17 +40,13 @@ std::vector<std::shared_ptr<WorldHost>> Registry::all() const {
   return out;
 }
 
-Status Registry::remove(const std::string& name) {
-  std::shared_ptr<WorldHost> host;
-  {
-    std::lock_guard lock(mutex_);
-    const auto it = worlds_.find(name);
-    if (it == worlds_.end()) return Error{ErrorCode::not_found, "world: no world named '" + name + "'"};
-    host = it->second;
-    worlds_.erase(it);
-  }
-  host->stop("world '" + name + "' was deleted");
-  return ok_status();
+std::shared_ptr<WorldHost> Registry::take(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  const auto it = worlds_.find(name);
+  if (it == worlds_.end()) return nullptr;
+  std::shared_ptr<WorldHost> host = std::move(it->second);
+  worlds_.erase(it);
+  return host;
 }
 
 void Registry::stop_all(const std::string& reason) {

@@ -33,8 +33,9 @@ class Registry {
                                             bool paused);
   std::shared_ptr<WorldHost> find(const std::string& name) const;
   std::vector<std::shared_ptr<WorldHost>> all() const;
-  // Removes and stops the world, ending its streams.
-  Status remove(const std::string& name);
+  // Removes the world from the registry and hands it over (null if there is
+  // none); the caller stops it.
+  std::shared_ptr<WorldHost> take(const std::string& name);
   void stop_all(const std::string& reason);
 
   // Counts open streams against max_streams.

@@ -40,7 +40,12 @@ Status update_body(State& s, const v1::BodyRef& body, const v1::BodyDef& def) {
   if (id.value().is_null()) return Error{ErrorCode::invalid_argument, "body: must name a body"};
   Result<BodyDef> core = body_from_proto(def, "def");
   if (!core) return core.error();
+  const bool rename = !def.name().empty() && def.name() != s.names.body_name(id.value());
+  if (rename) {
+    if (Status ok = s.names.check_body_name(def.name()); !ok) return prefixed(ok.error(), "def");
+  }
   if (Status ok = s.world.update_body(id.value(), core.value()); !ok) return body_error(ok.error(), "def");
+  if (rename) s.names.add_body(def.name(), id.value()).value();
   return ok_status();
 }
 

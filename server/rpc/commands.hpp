@@ -38,7 +38,7 @@ Status create_all(State& s, const Defs& defs, const char* field, Create create,
       auto id = create(s, defs.Get(i));
       if (!id) {
         ids->Clear();
-        return Error{id.error().code, std::string(field) + "[" + std::to_string(i) + "]." + id.error().message};
+        return prefixed(id.error(), std::string(field) + "[" + std::to_string(i) + "]");
       }
       id_to_proto(id.value(), ids->Add());
     }

@@ -1,5 +1,6 @@
 // WorldService: worlds, their clocks, scenes, batches and state streams.
 #include <cmath>
+#include <thread>
 
 #include "commands.hpp"
 #include "convert/convert.hpp"
@@ -140,7 +141,18 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   ServerUnaryReactor* DeleteWorld(CallbackServerContext* ctx, const v1::DeleteWorldRequest* req,
                                   v1::DeleteWorldResponse*) override {
     ServerUnaryReactor* reactor = ctx->DefaultReactor();
-    reactor->Finish(to_grpc(registry_.remove(req->world())));
+    std::shared_ptr<WorldHost> host = registry_.take(req->world());
+    if (!host) {
+      reactor->Finish(no_world(req->world()));
+      return reactor;
+    }
+    // Stopping joins the world's thread (up to one step): not on a gRPC
+    // thread. The call stays open until then, so shutdown waits for it.
+    std::thread([host = std::move(host), reactor]() mutable {
+      host->stop("world '" + host->name() + "' was deleted");
+      host.reset();
+      reactor->Finish(grpc::Status::OK);
+    }).detach();
     return reactor;
   }
 
@@ -219,7 +231,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
         for (int i = 0; i < req->commands_size(); ++i) {
           if (Status ok = run_command(s, req->commands(i), resp->add_results()); !ok) {
             resp->clear_results();
-            return Error{ok.error().code, "commands[" + std::to_string(i) + "]." + ok.error().message};
+            return prefixed(ok.error(), "commands[" + std::to_string(i) + "]");
           }
         }
         return ok_status();
@@ -240,7 +252,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
                                 "the server has its maximum of " + std::to_string(registry_.limits().max_streams) +
                                     " streams open (--max-streams)"});
     const double cap = registry_.limits().max_stream_rate;
-    const double rate = asked == 0.0 ? cap : std::min(asked, cap);
+    const double rate = asked == 0.0 ? cap : std::min(asked, cap);  // 0: every tick, up to the cap
     return StateStream::start(registry_, std::move(host), rate, req->constraints(), req->diagnostics());
   }
 
