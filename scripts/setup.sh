@@ -13,6 +13,7 @@ packages=(
   protobuf-compiler protobuf-compiler-grpc   # protoc and grpc_cpp_plugin
   libspdlog-dev                      # server/: logging
   libcli11-dev                       # server/: flags
+  python3-grpcio python3-protobuf python3-pytest   # client/python: runtime and tests
 )
 
 missing=()

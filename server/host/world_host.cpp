@@ -1,5 +1,7 @@
 #include "world_host.hpp"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "frames.hpp"
@@ -44,8 +46,9 @@ void WorldHost::subscribe(std::shared_ptr<Subscriber> s) {
     }
     subscribers_.push_back(std::move(s));
   }
-  // A paused world does not tick: give the newcomer its first frame now.
-  post([this](State& st) { publish(st); }, [] {});
+  // Wakes the loop: a paused world publishes after its commands run, so
+  // the newcomer gets its first frame without waiting for a tick.
+  post([](State&) {}, [] {});
 }
 
 void WorldHost::unsubscribe(const Subscriber* s) {
@@ -83,17 +86,25 @@ void WorldHost::step_once(State& s) {
   if (s.last->step_seconds > s.world.settings().dt) ++s.overruns;
 }
 
-void WorldHost::publish(State& s) {
-  std::vector<std::shared_ptr<Subscriber>> subs;
+WorldHost::Subscribers WorldHost::publish(State& s, const Subscribers* only) {
+  Subscribers subs, skipped;
   {
     std::lock_guard lock(mutex_);
-    subs = subscribers_;
+    if (only) {
+      for (const auto& o : *only)
+        if (std::find(subscribers_.begin(), subscribers_.end(), o) != subscribers_.end()) subs.push_back(o);
+    } else {
+      subs = subscribers_;
+    }
   }
-  if (subs.empty()) return;  // no one asked: no frame is built
+  if (subs.empty()) return skipped;  // no one asked: no frame is built
   const Clock::time_point now = Clock::now();
   std::shared_ptr<v1::Snapshot> frames[2][2];  // by (constraints, diagnostics): each built at most once a tick
   for (const auto& sub : subs) {
-    if (!sub->ready(now)) continue;
+    if (!sub->ready(now)) {
+      skipped.push_back(sub);
+      continue;
+    }
     const bool c = sub->wants_constraints(), d = sub->wants_diagnostics();
     std::shared_ptr<v1::Snapshot>& base = frames[c][d];
     if (!base) base = build_frame(s, name_, c, d);
@@ -106,6 +117,7 @@ void WorldHost::publish(State& s) {
     fill_changes(s, s.changes.since(known), own->mutable_changes());
     sub->send(std::move(own));
   }
+  return skipped;
 }
 
 void WorldHost::run() {
@@ -115,8 +127,11 @@ void WorldHost::run() {
     {
       std::unique_lock lock(mutex_);
       auto woken = [&] { return stopping_ || !queue_.empty(); };
-      if (state_.paused) {
+      if (state_.paused && owed_.empty()) {
         wake_.wait(lock, woken);
+      } else if (state_.paused) {
+        // Come back for the subscribers still owed the last edit.
+        wake_.wait_until(lock, Clock::now() + std::chrono::milliseconds(5), woken);
       } else {
         wake_.wait_until(lock, next, woken);
       }
@@ -128,10 +143,17 @@ void WorldHost::run() {
     const Clock::duration period = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(state_.world.settings().dt));
     if (state_.paused) {
-      if (!batch.empty()) publish(state_);  // edits to a paused world are seen at once
+      // Edits to a paused world are seen at once, by whoever is ready; the
+      // rest get the newest frame as soon as they are.
+      if (!batch.empty()) {
+        owed_ = publish(state_);
+      } else if (!owed_.empty()) {
+        owed_ = publish(state_, &owed_);
+      }
       next = Clock::now() + period;
       continue;
     }
+    owed_.clear();  // a running world offers a frame every tick
     const Clock::time_point now = Clock::now();
     if (now < next) continue;  // woken by a command: the tick is not due yet
     step_once(state_);

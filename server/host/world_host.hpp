@@ -87,7 +87,10 @@ class WorldHost {
   };
   void run();
   void step_once(State& s);
-  void publish(State& s);
+  using Subscribers = std::vector<std::shared_ptr<Subscriber>>;
+  // Offers this tick's frame to every subscriber ready for one (to `only`,
+  // if given); returns those that were not ready.
+  Subscribers publish(State& s, const Subscribers* only = nullptr);
 
   const std::string name_;
   State state_;  // the tick thread's alone once it runs
@@ -97,6 +100,9 @@ class WorldHost {
   std::deque<Pending> queue_;
   std::vector<std::shared_ptr<Subscriber>> subscribers_;
   bool stopping_ = false;
+  // A paused world publishes only when edited; subscribers not ready then
+  // (a write in flight, or not due) are owed that frame. The tick thread's alone.
+  Subscribers owed_;
   std::thread thread_;
 };
 

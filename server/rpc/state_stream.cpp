@@ -50,6 +50,9 @@ void StateStream::end(const std::string& reason) {
 void StateStream::finish_locked(grpc::Status status) {
   if (finished_) return;
   finished_ = true;
+  // The slot is free once the stream is finished, not once gRPC's OnDone
+  // runs later: a client whose stream just ended may open another at once.
+  registry_.release_stream();
   if (writing_) {
     finish_after_write_ = std::move(status);
   } else {
@@ -76,7 +79,6 @@ void StateStream::OnCancel() {
 
 void StateStream::OnDone() {
   host_->unsubscribe(this);
-  registry_.release_stream();
   std::shared_ptr<StateStream> keep;
   {
     std::lock_guard lock(mutex_);

@@ -217,5 +217,31 @@ TEST(Streams, MoreChangesThanTheHistoryHoldsGiveAFullFrame) {
   for (const std::string& problem : p.problems) ADD_FAILURE() << problem;
 }
 
+// A paused world publishes only when edited. A stream still writing the frame
+// of one edit when the next edit lands must be offered the newer frame as
+// soon as it can take it, not at some later command.
+TEST(Streams, APausedWorldsLastEditReachesEveryStream) {
+  InProcessServer server;
+  Client a(server.target()), b(server.target());
+  v1::CreateWorldRequest create;
+  create.set_name("still");
+  create.set_paused(true);
+  a.create_world(create);
+  Mirror m(b, "still");
+  const v1::ApplyBatchResponse built = a.apply_batch(chain_batch("still", 30));
+  // Edits in quick succession, then silence: the last one must arrive.
+  for (int i = 0; i < 10; ++i) {
+    v1::RemoveConstraintRequest remove;
+    remove.set_world("still");
+    *remove.mutable_id() = built.results(30 + i).created();
+    v1::RemoveConstraintResponse removed;
+    ASSERT_TRUE(a.constraints->RemoveConstraint(context().get(), remove, &removed).ok());
+  }
+  const std::uint64_t tick = a.step("still", 1).tick();
+  ASSERT_TRUE(m.wait_until([&](const Mirror::Picture& p) { return p.constraints.size() == 20 && p.last_tick == tick; }))
+      << "the stream never saw the paused world's last edit";
+  EXPECT_EQ(ids(m.picture().constraints), constraint_ids(a.list_constraints("still")));
+}
+
 }  // namespace
 }  // namespace linkage::itest

@@ -1,0 +1,486 @@
+"""`linkage.Client`: every RPC of linkage.v1, in plain Python."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Iterable, Mapping
+
+import grpc
+from google.protobuf import json_format
+
+from . import convert
+from .convert import Id, make, plain
+from .stream import Stream
+from .v1 import body_pb2, constraint_pb2, force_pb2, scene_pb2, service_pb2, service_pb2_grpc, world_pb2
+from .v1.types_pb2 import BodyRef as _BodyRef
+
+__all__ = ["Client", "Batch", "BatchResult", "LinkageError", "CONSTRAINT_TYPES"]
+
+# The `type` oneof of ConstraintDef: "distance", "rope", "pin", "point_on_line", ...
+CONSTRAINT_TYPES = tuple(f.name for f in constraint_pb2.ConstraintDef.DESCRIPTOR.oneofs_by_name["type"].fields)
+
+
+class LinkageError(Exception):
+    """An error from the server (or the channel): a gRPC status and its message.
+
+    `code` is the name of the grpc.StatusCode ("INVALID_ARGUMENT", "NOT_FOUND",
+    "FAILED_PRECONDITION", "RESOURCE_EXHAUSTED", "UNAVAILABLE", ...);
+    `status` is the grpc.StatusCode itself; `message` starts with the field
+    at fault, e.g. "constraint.distance.length: must be > 0 ...".
+    """
+
+    def __init__(self, code: str, message: str, status: grpc.StatusCode | None = None):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.status = status if status is not None else getattr(grpc.StatusCode, code, None)
+
+    @classmethod
+    def from_rpc_error(cls, error: grpc.RpcError) -> "LinkageError":
+        status = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
+        details = error.details() if hasattr(error, "details") else str(error)
+        return cls(status.name, details or "", status)
+
+
+def _call(method, request, timeout):
+    try:
+        return method(request, timeout=timeout)
+    except grpc.RpcError as error:
+        raise LinkageError.from_rpc_error(error) from None
+
+
+def _body_def(value=None, **fields) -> body_pb2.BodyDef:
+    return make(body_pb2.BodyDef, value, "body", **fields)
+
+
+def _constraint_def(kind=None, name=None, softness=None, **fields) -> constraint_pb2.ConstraintDef:
+    """A ConstraintDef from ("distance", b="bob", length=1.0, ...) or from a dict/message."""
+    if kind is None or not isinstance(kind, str):
+        if fields:
+            raise TypeError("give the constraint's type first, e.g. add_constraint(world, 'distance', b='bob')")
+        definition = make(constraint_pb2.ConstraintDef, kind, "constraint")
+    else:
+        key = _constraint_type(kind)
+        definition = make(constraint_pb2.ConstraintDef, {key: fields}, "constraint")
+    if name is not None:
+        definition.name = name
+    if softness is not None:
+        convert.fill(definition.softness, {"frequency": softness} if isinstance(softness, (int, float)) else softness,
+                     "constraint.softness")
+    return definition
+
+
+def _constraint_type(kind: str) -> str:
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in kind).lstrip("_").replace("-", "_")
+    if snake not in CONSTRAINT_TYPES:
+        raise ValueError(f"constraint type {kind!r}: expected one of {', '.join(CONSTRAINT_TYPES)}")
+    return snake
+
+
+def _force_def(kind: str, fields: Mapping[str, Any]) -> force_pb2.ForceDef:
+    return make(force_pb2.ForceDef, {kind: fields}, "force")
+
+
+def _scene(scene) -> scene_pb2.Scene:
+    """A Scene from a message, a dict, JSON text or a path to a .json file."""
+    if isinstance(scene, scene_pb2.Scene):
+        return scene
+    if isinstance(scene, Mapping):
+        # The scene files' own form: full enum names and {"x": ..} vectors go
+        # through json_format; the wrapper's shorter forms through convert.
+        try:
+            return json_format.ParseDict(scene, scene_pb2.Scene())
+        except json_format.ParseError:
+            return make(scene_pb2.Scene, scene, "scene")
+    if isinstance(scene, (str, os.PathLike)):
+        text = str(scene)
+        if not text.lstrip().startswith("{"):
+            with open(scene, encoding="utf-8") as file:
+                text = file.read()
+        try:
+            return json_format.Parse(text, scene_pb2.Scene())
+        except json_format.ParseError as error:
+            raise ValueError(f"scene: {error}") from None
+    raise TypeError(f"scene: expected a dict, JSON text, a path or a linkage.v1.Scene, got {type(scene).__name__}")
+
+
+def _settings(settings, fields) -> world_pb2.WorldSettings:
+    return make(world_pb2.WorldSettings, settings, "settings", **fields)
+
+
+def _copy(message):
+    copy = type(message)()
+    copy.CopyFrom(message)
+    return copy
+
+
+class BatchResult:
+    """What one command of a batch did: the id it created, or what it removed."""
+
+    __slots__ = ("created", "removed_constraints", "removed_forces")
+
+    def __init__(self, message: service_pb2.CommandResult):
+        self.created = Id(message.created.index, message.created.generation) if message.created.generation else None
+        self.removed_constraints = convert.ids(message.removed_constraints)
+        self.removed_forces = convert.ids(message.removed_forces)
+
+    def __repr__(self) -> str:
+        return (f"BatchResult(created={self.created}, removed_constraints={self.removed_constraints}, "
+                f"removed_forces={self.removed_forces})")
+
+
+class Batch:
+    """Commands collected and applied atomically in one tick (ApplyBatch).
+
+    As a context manager it applies on a clean exit and drops everything if
+    the block raises::
+
+        with client.batch("w") as batch:
+            batch.create_body(name="bob", position=(1, 0), mass=1)
+            batch.add_constraint("distance", b="bob")
+        batch.results[0].created   # the bob's Id
+
+    Each method returns the command's index in `results`. Bodies created
+    earlier in a batch can be named by later commands.
+    """
+
+    def __init__(self, client: "Client", world: str):
+        self._client = client
+        self.world = world
+        self.commands: list[service_pb2.Command] = []
+        self.results: list[BatchResult] = []
+        self.tick: int | None = None
+
+    def add(self, command) -> int:
+        """Appends a Command (message, or a dict such as {"remove_body": "bob"})."""
+        self.commands.append(make(service_pb2.Command, command, f"commands[{len(self.commands)}]"))
+        return len(self.commands) - 1
+
+    def create_body(self, definition=None, **fields) -> int:
+        return self.add({"create_body": _body_def(definition, **fields)})
+
+    def update_body(self, body, definition=None, **fields) -> int:
+        """A whole new definition (a batch reads nothing first: what is not given is reset)."""
+        return self.add({"update_body": {"body": body, "def": _body_def(definition, **fields)}})
+
+    def remove_body(self, body) -> int:
+        return self.add({"remove_body": body})
+
+    def add_constraint(self, kind=None, *, name=None, softness=None, **fields) -> int:
+        return self.add({"add_constraint": _constraint_def(kind, name, softness, **fields)})
+
+    def update_constraint(self, id, kind=None, *, name=None, softness=None, **fields) -> int:
+        """A whole new definition, bodies included, as for add_constraint (a batch reads nothing first)."""
+        return self.add({"update_constraint": {"id": convert.id_message(id),
+                                               "constraint": _constraint_def(kind, name, softness, **fields)}})
+
+    def remove_constraint(self, id) -> int:
+        return self.add({"remove_constraint": convert.id_message(id)})
+
+    def add_spring(self, a=None, b=None, **fields) -> int:
+        return self.add({"add_force": _force_def("spring", dict(fields, a=a, b=b))})
+
+    def add_force(self, body, force=(0, 0, 0), **fields) -> int:
+        return self.add({"add_force": _force_def("applied", dict(fields, body=body, force=force))})
+
+    def remove_force(self, id) -> int:
+        return self.add({"remove_force": convert.id_message(id)})
+
+    def apply_impulse(self, body, impulse=(0, 0, 0), **fields) -> int:
+        return self.add({"apply_impulse": dict(fields, body=body, impulse=impulse)})
+
+    def apply(self) -> list[BatchResult]:
+        """Sends the commands; raises LinkageError (and changes nothing) if one is refused."""
+        response = _call(self._client._worlds.ApplyBatch,
+                         service_pb2.ApplyBatchRequest(world=self.world, commands=self.commands), self._client.timeout)
+        self.results = [BatchResult(r) for r in response.results]
+        self.tick = response.tick
+        return self.results
+
+    def __enter__(self) -> "Batch":
+        return self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if kind is None:
+            self.apply()
+
+
+class Client:
+    """A connection to linkaged.
+
+    ::
+
+        with linkage.Client("127.0.0.1:50051") as client:
+            client.create_world("lab", paused=True)
+            bob = client.create_body("lab", name="bob", position=(1, 0), mass=1)
+            client.add_constraint("lab", "distance", b=bob)   # a=None: the world
+            client.step("lab", 60)
+            print(client.get_body("lab", "bob")["def"]["position"])
+
+    Every method raises `LinkageError` when the server refuses a call (and
+    ValueError/TypeError for arguments it cannot even send). Worlds are named
+    by their name, bodies by name or Id, constraints and forces by Id.
+    Results are plain Python: dicts in the proto's form with snake_case keys,
+    vectors as 3-tuples, ids as `linkage.Id`, enums as short names.
+    `timeout` (seconds, None for none) applies to each unary call.
+    """
+
+    def __init__(self, target: str = "127.0.0.1:50051", timeout: float | None = 10.0, *,
+                 credentials: grpc.ChannelCredentials | None = None, options: Iterable = ()):
+        self.target = target
+        self.timeout = timeout
+        options = [("grpc.max_receive_message_length", -1), *options]
+        self.channel = (grpc.secure_channel(target, credentials, options) if credentials is not None
+                        else grpc.insecure_channel(target, options))
+        self._worlds = service_pb2_grpc.WorldServiceStub(self.channel)
+        self._bodies = service_pb2_grpc.BodyServiceStub(self.channel)
+        self._constraints = service_pb2_grpc.ConstraintServiceStub(self.channel)
+        self._forces = service_pb2_grpc.ForceServiceStub(self.channel)
+
+    # --- the connection ---
+
+    def wait_ready(self, timeout: float = 10.0) -> "Client":
+        """Blocks until the channel is connected; LinkageError("UNAVAILABLE") after `timeout` s."""
+        try:
+            grpc.channel_ready_future(self.channel).result(timeout=timeout)
+        except grpc.FutureTimeoutError:
+            raise LinkageError("UNAVAILABLE", f"no server at {self.target} after {timeout} s") from None
+        return self
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _world(self, method, request_type, world: str, **fields):
+        return _call(method, request_type(world=world, **fields), self.timeout)
+
+    # --- worlds ---
+
+    def create_world(self, name: str, settings=None, *, paused: bool = False, limits=None, **setting_fields) -> dict:
+        """Creates an empty world; settings as a dict or keywords (tick_rate=120, integrator="rk4", ...)."""
+        request = service_pb2.CreateWorldRequest(name=name, paused=paused, settings=_settings(settings, setting_fields))
+        if limits is not None:
+            convert.fill(request.limits, limits, "limits")
+        return plain(_call(self._worlds.CreateWorld, request, self.timeout).world)
+
+    def list_worlds(self) -> list[dict]:
+        return [plain(w) for w in _call(self._worlds.ListWorlds, service_pb2.ListWorldsRequest(), self.timeout).worlds]
+
+    def get_world(self, world: str) -> dict:
+        return plain(self._world(self._worlds.GetWorld, service_pb2.GetWorldRequest, world).world)
+
+    def update_world(self, world: str, settings=None, **setting_fields) -> dict:
+        """Changes settings live; what is not given keeps its value."""
+        return plain(self._world(self._worlds.UpdateWorld, service_pb2.UpdateWorldRequest, world,
+                                 settings=_settings(settings, setting_fields)).world)
+
+    def delete_world(self, world: str) -> None:
+        self._world(self._worlds.DeleteWorld, service_pb2.DeleteWorldRequest, world)
+
+    def pause(self, world: str) -> dict:
+        return plain(self._world(self._worlds.Pause, service_pb2.PauseRequest, world).world)
+
+    def resume(self, world: str) -> dict:
+        return plain(self._world(self._worlds.Resume, service_pb2.ResumeRequest, world).world)
+
+    def step(self, world: str, ticks: int = 1) -> dict:
+        """Steps a paused world by `ticks` ticks; answers when they are done."""
+        return plain(self._world(self._worlds.Step, service_pb2.StepRequest, world, ticks=ticks).world)
+
+    def reset(self, world: str) -> dict:
+        return plain(self._world(self._worlds.Reset, service_pb2.ResetRequest, world).world)
+
+    def load_scene(self, world: str, scene) -> dict:
+        """Replaces the world by a scene: a dict, JSON text, a path to a .json file or a Scene."""
+        return plain(self._world(self._worlds.LoadScene, service_pb2.LoadSceneRequest, world,
+                                 scene=_scene(scene)).world)
+
+    def save_scene(self, world: str, path: str | os.PathLike | None = None) -> dict:
+        """The world as a scene dict in the scene files' JSON form; also written to `path` if given."""
+        scene = self._world(self._worlds.SaveScene, service_pb2.SaveSceneRequest, world).scene
+        as_dict = json_format.MessageToDict(scene, preserving_proto_field_name=True)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as file:
+                json.dump(as_dict, file, indent=2)
+                file.write("\n")
+        return as_dict
+
+    def batch(self, world: str, commands: Iterable | None = None) -> Batch:
+        """A Batch to fill (a context manager); with `commands` it is applied at once."""
+        batch = Batch(self, world)
+        if commands is not None:
+            for command in commands:
+                batch.add(command)
+            batch.apply()
+        return batch
+
+    def apply_batch(self, world: str, commands: Iterable) -> list[BatchResult]:
+        """Applies Command dicts/messages atomically, e.g. [{"create_body": {...}}, {"remove_body": "bob"}]."""
+        return self.batch(world, commands).results
+
+    def stream(self, world: str, rate_hz: float = 0.0, constraints: bool = False, diagnostics: bool = False) -> Stream:
+        """An iterator of `linkage.Snapshot`s at up to `rate_hz` (0: every tick).
+
+        Close it (or use it as a context manager) to end the stream; iterating
+        raises LinkageError if the server ends it (e.g. UNAVAILABLE on shutdown).
+        """
+        request = service_pb2.StreamStateRequest(world=world, rate_hz=rate_hz, constraints=constraints,
+                                                 diagnostics=diagnostics)
+        return Stream(self._worlds.StreamState(request), LinkageError.from_rpc_error)
+
+    # --- bodies ---
+
+    def create_body(self, world: str, definition=None, **fields) -> Id:
+        """Creates a body from a BodyDef dict or keywords: name, kind ("particle"/"rigid"),
+        motion ("dynamic"/"fixed"/"kinematic"), position=(x, y), angle, velocity, mass, shape={"disk": {"radius": r}}, ..."""
+        response = self._world(self._bodies.CreateBody, service_pb2.CreateBodyRequest, world,
+                               body=_body_def(definition, **fields))
+        return Id(response.id.index, response.id.generation)
+
+    def create_bodies(self, world: str, definitions: Iterable) -> list[Id]:
+        """Creates several bodies atomically."""
+        bodies = [make(body_pb2.BodyDef, d, f"bodies[{i}]") for i, d in enumerate(definitions)]
+        return convert.ids(self._world(self._bodies.CreateBodies, service_pb2.CreateBodiesRequest, world,
+                                       bodies=bodies).ids)
+
+    def get_body(self, world: str, body) -> dict:
+        """{"id": Id, "def": {...with the current position, velocity...}}."""
+        return plain(self._world(self._bodies.GetBody, service_pb2.GetBodyRequest, world,
+                                 body=make(_BodyRef, body, "body")).body)
+
+    def list_bodies(self, world: str) -> list[dict]:
+        return [plain(b) for b in self._world(self._bodies.ListBodies, service_pb2.ListBodiesRequest, world).bodies]
+
+    def update_body(self, world: str, body, definition=None, **fields) -> dict:
+        """Changes a body's state, mass, shape or motion (its kind stays).
+
+        With keywords only (update_body(w, "bob", velocity=(0, 0))) the body is
+        read first and the fields given replace their current values: the rest,
+        state included, is sent back as it was read. With a `definition`
+        (a BodyDef dict or message) that replaces the whole definition, as the
+        UpdateBody RPC does."""
+        ref = make(_BodyRef, body, "body")
+        if definition is None:
+            current = self._world(self._bodies.GetBody, service_pb2.GetBodyRequest, world, body=ref).body
+            new = convert.fill(_copy(getattr(current, "def")), fields, "body")
+        else:
+            new = _body_def(definition, **fields)
+        return plain(self._world(self._bodies.UpdateBody, service_pb2.UpdateBodyRequest, world, body=ref,
+                                 **{"def": new}).body)
+
+    def remove_body(self, world: str, body) -> dict:
+        """Removes a body with its constraints and forces: {"removed_constraints": [Id], "removed_forces": [Id]}."""
+        response = self._world(self._bodies.RemoveBody, service_pb2.RemoveBodyRequest, world,
+                               body=make(_BodyRef, body, "body"))
+        return {"removed_constraints": convert.ids(response.removed_constraints),
+                "removed_forces": convert.ids(response.removed_forces)}
+
+    # --- constraints ---
+
+    def add_constraint(self, world: str, kind=None, *, name: str | None = None, softness=None, **fields) -> Id:
+        """Adds a constraint: add_constraint(w, "distance", a="pivot", b="bob", length=1.0), or
+        add_constraint(w, {"pin": {"b": "bob", "anchor_a": (0, 1)}, "name": "hinge"}).
+
+        Types: distance, rope, pin, point_on_line, point_on_circle, point_on_plane, weld,
+        relative_angle, gear, rack_and_pinion, motor, trajectory. Bodies by name or Id; a
+        missing `a` is the world. softness: a frequency in Hz or {"frequency": .., "damping_ratio": ..}.
+        """
+        response = self._world(self._constraints.AddConstraint, service_pb2.AddConstraintRequest, world,
+                               constraint=_constraint_def(kind, name, softness, **fields))
+        return Id(response.id.index, response.id.generation)
+
+    def add_constraints(self, world: str, definitions: Iterable) -> list[Id]:
+        """Adds several ConstraintDef dicts atomically."""
+        constraints = [make(constraint_pb2.ConstraintDef, d, f"constraints[{i}]") for i, d in enumerate(definitions)]
+        return convert.ids(self._world(self._constraints.AddConstraints, service_pb2.AddConstraintsRequest, world,
+                                       constraints=constraints).ids)
+
+    def get_constraint(self, world: str, id) -> dict:
+        """{"id", "def", "lambda", "error", "error_rate", "force_on_a", ...} after the last step."""
+        return plain(self._world(self._constraints.GetConstraint, service_pb2.GetConstraintRequest, world,
+                                 id=convert.id_message(id)).constraint)
+
+    def list_constraints(self, world: str) -> list[dict]:
+        return [plain(c) for c in self._world(self._constraints.ListConstraints, service_pb2.ListConstraintsRequest,
+                                              world).constraints]
+
+    def update_constraint(self, world: str, id, definition=None, *, name=None, softness=None, **fields) -> dict:
+        """Changes parameters (length, speed, ratio, anchors, softness); type and bodies stay.
+
+        With keywords (update_constraint(w, rod, length=1.5, softness=2.0)) the
+        constraint is read first and the fields given replace their current
+        values in its type's message. With a `definition` (a ConstraintDef dict
+        or message) that replaces the whole definition, as the RPC does."""
+        cid = convert.id_message(id)
+        if definition is None:
+            current = self._world(self._constraints.GetConstraint, service_pb2.GetConstraintRequest, world,
+                                  id=cid).constraint
+            new = _copy(getattr(current, "def"))
+            kind = new.WhichOneof("type")
+            convert.fill(getattr(new, kind), fields, f"constraint.{kind}")
+        else:
+            new = make(constraint_pb2.ConstraintDef, definition, "constraint")
+        if name is not None:
+            new.name = name
+        if softness is not None:
+            convert.fill(new.softness, {"frequency": softness} if isinstance(softness, (int, float)) else softness,
+                         "constraint.softness")
+        return plain(self._world(self._constraints.UpdateConstraint, service_pb2.UpdateConstraintRequest, world,
+                                 id=cid, constraint=new).constraint)
+
+    def remove_constraint(self, world: str, id) -> None:
+        self._world(self._constraints.RemoveConstraint, service_pb2.RemoveConstraintRequest, world,
+                    id=convert.id_message(id))
+
+    # --- forces ---
+
+    def add_spring(self, world: str, a=None, b=None, **fields) -> Id:
+        """A spring-damper from body a to body b, or to the world point anchor_b if b is None:
+        stiffness (N/m), damping (N·s/m), rest_length (m; unset: the current distance), anchor_a, anchor_b."""
+        return self._add_force(world, _force_def("spring", dict(fields, a=a, b=b)))
+
+    def add_force(self, world: str, body, force=(0, 0, 0), **fields) -> Id:
+        """A force (N, world frame) on a body: point (body frame), torque, ticks (0: until removed)."""
+        return self._add_force(world, _force_def("applied", dict(fields, body=body, force=force)))
+
+    def _add_force(self, world: str, definition: force_pb2.ForceDef) -> Id:
+        response = self._world(self._forces.AddForce, service_pb2.AddForceRequest, world, force=definition)
+        return Id(response.id.index, response.id.generation)
+
+    def update_force(self, world: str, id, definition=None, **fields) -> dict:
+        """Changes a spring (stiffness, damping, rest_length, anchors; its bodies stay).
+
+        With keywords (update_force(w, spring, stiffness=50)) the spring is read
+        first and the fields given replace their current values; with a
+        `definition` (a ForceDef dict or message) that replaces it whole."""
+        fid = convert.id_message(id)
+        if definition is None:
+            forces = self._world(self._forces.ListForces, service_pb2.ListForcesRequest, world).forces
+            current = next((f for f in forces if f.id == fid), None)
+            if current is None:
+                raise LinkageError("NOT_FOUND", f"id: force {fid.index}:{fid.generation} is not in world {world}")
+            new = _copy(getattr(current, "def"))
+            kind = new.WhichOneof("type")
+            convert.fill(getattr(new, kind), fields, f"force.{kind}")
+        else:
+            new = make(force_pb2.ForceDef, definition, "force")
+        return plain(self._world(self._forces.UpdateForce, service_pb2.UpdateForceRequest, world, id=fid,
+                                 force=new).force)
+
+    def remove_force(self, world: str, id) -> None:
+        self._world(self._forces.RemoveForce, service_pb2.RemoveForceRequest, world, id=convert.id_message(id))
+
+    def list_forces(self, world: str) -> list[dict]:
+        return [plain(f) for f in self._world(self._forces.ListForces, service_pb2.ListForcesRequest, world).forces]
+
+    def apply_impulse(self, world: str, body, impulse=(0, 0, 0), **fields) -> None:
+        """Changes a body's momentum before the next tick: impulse (N·s), point, angular_impulse."""
+        self._world(self._forces.ApplyImpulse, service_pb2.ApplyImpulseRequest, world,
+                    impulse=make(force_pb2.Impulse, dict(fields, body=body, impulse=impulse), "impulse"))
+

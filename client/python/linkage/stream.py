@@ -1,0 +1,237 @@
+"""State streams: `Snapshot`s in plain Python, the `Stream` iterator, and a
+`World` mirror that a stream keeps up to date."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator, NamedTuple
+
+import grpc
+
+from .convert import Id, ids, plain
+from .v1 import snapshot_pb2
+
+__all__ = ["Snapshot", "Changes", "ConstraintRows", "Stream", "World"]
+
+
+class ConstraintRows(NamedTuple):
+    """One constraint's rows in a snapshot: λ and the error C per row."""
+
+    id: Id
+    lambdas: tuple
+    errors: tuple
+
+
+class Changes:
+    """Topology changes since the previous snapshot of the same stream.
+
+    With `full` set the lists hold the whole topology (the first snapshot, or
+    after falling behind) and replace what the reader knew. Bodies,
+    constraints and springs come as dicts {"id": Id, "def": {...}, ...}.
+    False when there is nothing.
+    """
+
+    __slots__ = ("full", "added_bodies", "removed_bodies", "added_constraints", "removed_constraints",
+                 "added_springs", "removed_springs")
+
+    def __init__(self, message: snapshot_pb2.TopologyChanges | None = None):
+        message = message if message is not None else snapshot_pb2.TopologyChanges()
+        self.full = message.full
+        self.added_bodies = [plain(b) for b in message.added_bodies]
+        self.removed_bodies = ids(message.removed_bodies)
+        self.added_constraints = [plain(c) for c in message.added_constraints]
+        self.removed_constraints = ids(message.removed_constraints)
+        self.added_springs = [plain(f) for f in message.added_springs]
+        self.removed_springs = ids(message.removed_springs)
+
+    def __bool__(self) -> bool:
+        return self.full or any(getattr(self, name) for name in self.__slots__[1:])
+
+    def __repr__(self) -> str:
+        parts = [f"{name}={len(getattr(self, name))}" for name in self.__slots__[1:] if getattr(self, name)]
+        return f"Changes(full={self.full}{''.join(', ' + p for p in parts)})"
+
+
+class Snapshot:
+    """One frame of a world's state.
+
+    `ids[i]` is body i's Id; `positions[i]` and `velocities[i]` are tuples of
+    `dimension` floats; `angles[i]`, `angular_velocities[i]` floats (0 for
+    particles). `constraints` (if asked for) is a list of ConstraintRows;
+    `diagnostics` (if asked for) a dict such as {"max_error": .., "kinetic_energy":
+    .., "gravitational_energy": .., "spring_energy": .., ...}, else None.
+    `changes` are the topology changes since this stream's previous frame.
+    """
+
+    __slots__ = ("world", "tick", "time", "topology_version", "dimension", "paused", "ids", "positions",
+                 "velocities", "angles", "angular_velocities", "constraints", "diagnostics", "changes")
+
+    def __init__(self, message: snapshot_pb2.Snapshot):
+        m = message
+        d = max(m.dimension, 1)
+        self.world = m.world
+        self.tick = m.tick
+        self.time = m.time
+        self.topology_version = m.topology_version
+        self.dimension = m.dimension
+        self.paused = m.paused
+        self.ids = [Id(i, g) for i, g in zip(m.body_index, m.body_generation)]
+        self.positions = [tuple(m.position[k:k + d]) for k in range(0, len(m.position), d)]
+        self.velocities = [tuple(m.velocity[k:k + d]) for k in range(0, len(m.velocity), d)]
+        self.angles = list(m.angle)
+        self.angular_velocities = list(m.angular_velocity)
+        self.constraints = []
+        row = 0
+        lambdas = getattr(m, "lambda")  # a Python keyword
+        for i, g, n in zip(m.constraint_index, m.constraint_generation, m.constraint_rows):
+            self.constraints.append(ConstraintRows(Id(i, g), tuple(lambdas[row:row + n]),
+                                                   tuple(m.error[row:row + n])))
+            row += n
+        self.diagnostics = plain(m.diagnostics) if m.HasField("diagnostics") else None
+        self.changes = Changes(m.changes if m.HasField("changes") else None)
+
+    @property
+    def energy(self) -> float | None:
+        """Kinetic + gravitational + spring energy (J), when diagnostics were asked for."""
+        d = self.diagnostics
+        return None if d is None else d["kinetic_energy"] + d["gravitational_energy"] + d["spring_energy"]
+
+    def position(self, body: Id) -> tuple:
+        """The position of one body (by Id)."""
+        return self.positions[self.ids.index(body)]
+
+    def __repr__(self) -> str:
+        return (f"Snapshot(world={self.world!r}, tick={self.tick}, time={self.time:.4f}, bodies={len(self.ids)}, "
+                f"topology_version={self.topology_version}, changes={self.changes!r})")
+
+
+class Stream:
+    """An iterator of Snapshots over one StreamState call; close() ends it.
+
+    Also a context manager. Iterating raises LinkageError when the server
+    ends the stream (UNAVAILABLE on shutdown, NOT_FOUND for a missing world)
+    and stops quietly once closed.
+    """
+
+    def __init__(self, call, to_error: Callable[[grpc.RpcError], Exception]):
+        self._call = call
+        self._to_error = to_error
+        self._closed = False
+
+    def __iter__(self) -> Iterator[Snapshot]:
+        return self
+
+    def __next__(self) -> Snapshot:
+        if self._closed:
+            raise StopIteration
+        try:
+            return Snapshot(next(self._call))
+        except StopIteration:
+            self._closed = True
+            raise
+        except grpc.RpcError as error:
+            if self._closed or (error.code() == grpc.StatusCode.CANCELLED and self._call.cancelled()):
+                raise StopIteration from None
+            self._closed = True
+            raise self._to_error(error) from None
+
+    def close(self) -> None:
+        """Ends the stream (cancels the call); idempotent."""
+        if not self._closed:
+            self._closed = True
+            self._call.cancel()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> "Stream":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 (interpreter shutdown)
+            pass
+
+
+class World:
+    """A client-side mirror of one world, kept in sync by applying snapshots.
+
+    ::
+
+        mirror = linkage.World()
+        for snapshot in mirror.follow(client.stream("lab", rate_hz=30)):
+            print(mirror.bodies[mirror.names["bob"]]["def"]["mass"], mirror.positions[mirror.names["bob"]])
+
+    `bodies`, `constraints` and `springs` map Id -> the dict the server sent
+    when it was added; `positions`, `velocities`, `angles`,
+    `angular_velocities` map body Id -> the latest state; `constraint_rows`
+    maps constraint Id -> ConstraintRows (when the stream sends them);
+    `diagnostics` is the latest diagnostics dict.
+    """
+
+    def __init__(self) -> None:
+        self.name: str | None = None
+        self.tick = 0
+        self.time = 0.0
+        self.dimension = 0
+        self.paused = False
+        self.topology_version = 0
+        self.bodies: dict[Id, dict] = {}
+        self.constraints: dict[Id, dict] = {}
+        self.springs: dict[Id, dict] = {}
+        self.positions: dict[Id, tuple] = {}
+        self.velocities: dict[Id, tuple] = {}
+        self.angles: dict[Id, float] = {}
+        self.angular_velocities: dict[Id, float] = {}
+        self.constraint_rows: dict[Id, ConstraintRows] = {}
+        self.diagnostics: dict | None = None
+
+    @property
+    def names(self) -> dict[str, Id]:
+        """Body names -> Ids (named bodies only)."""
+        return {b["def"]["name"]: i for i, b in self.bodies.items() if b.get("def", {}).get("name")}
+
+    def apply(self, snapshot: Snapshot) -> "World":
+        """Applies a snapshot's topology changes, then its state."""
+        c = snapshot.changes
+        if c.full:
+            self.bodies.clear()
+            self.constraints.clear()
+            self.springs.clear()
+        for table, removed in ((self.bodies, c.removed_bodies), (self.constraints, c.removed_constraints),
+                               (self.springs, c.removed_springs)):
+            for i in removed:
+                table.pop(i, None)
+        for table, added in ((self.bodies, c.added_bodies), (self.constraints, c.added_constraints),
+                             (self.springs, c.added_springs)):
+            for item in added:
+                table[item["id"]] = item
+        self.name = snapshot.world
+        self.tick, self.time = snapshot.tick, snapshot.time
+        self.dimension, self.paused = snapshot.dimension, snapshot.paused
+        self.topology_version = snapshot.topology_version
+        self.positions = dict(zip(snapshot.ids, snapshot.positions))
+        self.velocities = dict(zip(snapshot.ids, snapshot.velocities))
+        self.angles = dict(zip(snapshot.ids, snapshot.angles))
+        self.angular_velocities = dict(zip(snapshot.ids, snapshot.angular_velocities))
+        if snapshot.constraints:
+            self.constraint_rows = {rows.id: rows for rows in snapshot.constraints}
+        else:
+            self.constraint_rows = {i: r for i, r in self.constraint_rows.items() if i in self.constraints}
+        if snapshot.diagnostics is not None:
+            self.diagnostics = snapshot.diagnostics
+        return self
+
+    def follow(self, snapshots) -> Iterator[Snapshot]:
+        """Applies each snapshot of an iterable (a Stream) as it passes, and yields it."""
+        for snapshot in snapshots:
+            self.apply(snapshot)
+            yield snapshot
+
+    def __repr__(self) -> str:
+        return (f"World(name={self.name!r}, tick={self.tick}, bodies={len(self.bodies)}, "
+                f"constraints={len(self.constraints)}, springs={len(self.springs)})")
