@@ -55,9 +55,9 @@ class BodyServiceImpl final : public v1::BodyService::CallbackService {
   ServerUnaryReactor* UpdateBody(CallbackServerContext* ctx, const v1::UpdateBodyRequest* req,
                                  v1::UpdateBodyResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      if (Status ok = update_body(s, req->body(), req->def()); !ok) return ok;
-      const BodyId id = resolver(s.world, s.names)(req->body(), "body").value();
-      body_to_proto(s.world.body(id).value(), s.names.body_name(id), resp->mutable_body());
+      Result<BodyId> id = update_body(s, req->body(), req->def());
+      if (!id) return id.error();
+      body_to_proto(s.world.body(id.value()).value(), s.names.body_name(id.value()), resp->mutable_body());
       return ok_status();
     });
   }

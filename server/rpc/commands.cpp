@@ -34,7 +34,7 @@ Result<BodyId> create_body(State& s, const v1::BodyDef& def) {
   return id;
 }
 
-Status update_body(State& s, const v1::BodyRef& body, const v1::BodyDef& def) {
+Result<BodyId> update_body(State& s, const v1::BodyRef& body, const v1::BodyDef& def) {
   Result<BodyId> id = resolver(s.world, s.names)(body, "body");
   if (!id) return id.error();
   if (id.value().is_null()) return Error{ErrorCode::invalid_argument, "body: must name a body"};
@@ -46,7 +46,7 @@ Status update_body(State& s, const v1::BodyRef& body, const v1::BodyDef& def) {
   }
   if (Status ok = s.world.update_body(id.value(), core.value()); !ok) return body_error(ok.error(), "def");
   if (rename) s.names.add_body(def.name(), id.value()).value();
-  return ok_status();
+  return id;
 }
 
 Result<Removed> remove_body(State& s, const v1::BodyRef& body) {
@@ -142,7 +142,10 @@ Status run_command(State& s, const v1::Command& c, v1::CommandResult* out) {
   };
   switch (c.command_case()) {
     case v1::Command::kCreateBody: return created(create_body(s, c.create_body()));
-    case v1::Command::kUpdateBody: return update_body(s, c.update_body().body(), c.update_body().def());
+    case v1::Command::kUpdateBody: {
+      Result<BodyId> id = update_body(s, c.update_body().body(), c.update_body().def());
+      return id ? ok_status() : Status(id.error());
+    }
     case v1::Command::kRemoveBody: {
       Result<Removed> removed = remove_body(s, c.remove_body());
       if (!removed) return removed.error();

@@ -13,7 +13,8 @@ namespace linkage::server {
 using State = WorldHost::State;
 
 Result<BodyId> create_body(State& s, const v1::BodyDef& def);
-Status update_body(State& s, const v1::BodyRef& body, const v1::BodyDef& def);
+// Returns the body's id (a rename may have changed its name since the request).
+Result<BodyId> update_body(State& s, const v1::BodyRef& body, const v1::BodyDef& def);
 Result<Removed> remove_body(State& s, const v1::BodyRef& body);
 
 Result<ConstraintId> add_constraint(State& s, const v1::ConstraintDef& def);
