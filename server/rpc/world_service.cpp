@@ -189,9 +189,9 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   ServerUnaryReactor* Reset(CallbackServerContext* ctx, const v1::ResetRequest* req, v1::ResetResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [resp](State& s, WorldHost& h) -> Status {
       if (s.reset_point) {
-        World world = s.world;
-        world.restore(s.reset_point->world);
-        replace_contents(s, std::move(world), s.reset_point->names);
+        s.world.restore(s.reset_point->world);
+        s.names = s.reset_point->names;
+        s.changes.replaced();
       } else {
         replace_contents(s, World::create(s.world.settings()).value(), Names{});
       }
