@@ -1,0 +1,110 @@
+// The gateway's settings, from flags first, then environment variables, then
+// defaults that fit a checkout of the repository (scripts/run.sh needs none).
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export interface Address {
+  host: string;
+  port: number;
+}
+
+export interface Config {
+  upstream: Address;
+  listen: Address;
+  staticDir: string;
+  scenesDir: string;
+}
+
+// dist/main.js (or src/ under tests) sits three levels below the repository.
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+
+interface Option {
+  flag: string;
+  env: string;
+  fallback: string;
+  help: string;
+}
+
+const options = {
+  upstream: {
+    flag: "--upstream",
+    env: "LINKAGE_UPSTREAM",
+    fallback: "127.0.0.1:50051",
+    help: "linkaged's gRPC address, host:port",
+  },
+  listen: {
+    flag: "--listen",
+    env: "LINKAGE_WEB_LISTEN",
+    fallback: "127.0.0.1:8080",
+    help: "address to serve the viewer and the API on, host:port (port 0: any free port)",
+  },
+  static: {
+    flag: "--static",
+    env: "LINKAGE_WEB_STATIC",
+    fallback: resolve(repo, "web", "app", "dist"),
+    help: "directory of the viewer's built files",
+  },
+  scenes: {
+    flag: "--scenes",
+    env: "LINKAGE_SCENES",
+    fallback: resolve(repo, "scenes"),
+    help: "directory of scene JSON files served under /scenes/",
+  },
+} satisfies Record<string, Option>;
+
+export const usage = `linkage-gateway — serves the linkage web viewer and forwards its Connect and
+gRPC-Web calls (WorldService, BodyService, ConstraintService, ForceService)
+to linkaged over gRPC.
+
+Usage: node web/gateway/dist/main.js [OPTIONS]
+
+Options:
+${Object.values(options)
+  .map((o) => `  ${o.flag} VALUE (env ${o.env}, default ${o.fallback})\n      ${o.help}`)
+  .join("\n")}
+  --help
+      print this help and exit
+
+Endpoints: / the viewer (index.html for unknown page paths), /linkage.v1.*/*
+the API, /scenes/index.json and /scenes/<name>.json the scenes, /healthz 200
+when linkaged answers and 503 when it does not.
+SIGTERM or SIGINT: stop accepting, end open streams with UNAVAILABLE, exit 0.`;
+
+export type ParseResult = { help: true } | { help: false; config: Config };
+
+/** Reads argv (without node and the script) and env; throws on bad input. */
+export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ParseResult {
+  const given = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--help" || arg === "-h") return { help: true };
+    const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const option = Object.values(options).find((o) => o.flag === flag);
+    if (option === undefined) throw new Error(`unknown argument '${arg}' (see --help)`);
+    const value = inline ?? argv[++i];
+    if (value === undefined || value === "") throw new Error(`${flag} needs a value`);
+    given.set(flag, value);
+  }
+  const value = (o: Option) => given.get(o.flag) ?? (env[o.env] || o.fallback);
+  return {
+    help: false,
+    config: {
+      upstream: parseAddress(options.upstream.flag, value(options.upstream)),
+      listen: parseAddress(options.listen.flag, value(options.listen)),
+      staticDir: resolve(value(options.static)),
+      scenesDir: resolve(value(options.scenes)),
+    },
+  };
+}
+
+/** host:port, with [v6]:port for IPv6 hosts. */
+export function parseAddress(what: string, text: string): Address {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
+  const port = match ? Number(match[3]) : NaN;
+  if (!match || port > 65535) throw new Error(`${what}: '${text}' is not host:port`);
+  return { host: match[1] ?? match[2], port };
+}
+
+export function formatAddress({ host, port }: Address): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}

@@ -1,0 +1,110 @@
+// Forwards every method of the given services to the upstream transport: the
+// browser's call becomes a native gRPC call to linkaged with the same
+// message, metadata and deadline, and linkaged's answer (message or stream,
+// headers, trailers, error code and message) becomes the browser's.
+import type {
+  DescMessage,
+  DescMethod,
+  DescMethodServerStreaming,
+  DescMethodUnary,
+  DescService,
+  MessageShape,
+} from "@bufbuild/protobuf";
+import { ConnectError, type ConnectRouter, type HandlerContext, type Transport } from "@connectrpc/connect";
+import { copyForwardable, forwardable } from "./headers.js";
+import { linkedAbort } from "./signals.js";
+
+export function forwardServices(router: ConnectRouter, services: readonly DescService[], upstream: Transport): void {
+  for (const service of services) {
+    for (const method of service.methods) {
+      if (isUnary(method)) {
+        router.rpc(method, forwardUnary(method, upstream));
+      } else if (isServerStreaming(method)) {
+        router.rpc(method, forwardServerStream(method, upstream));
+      } else {
+        // Browsers cannot send request streams over HTTP/1.1, so such a
+        // method would be unusable through the gateway: refuse to start.
+        throw new Error(`${service.typeName}.${method.name}: ${method.methodKind} methods are not forwarded`);
+      }
+    }
+  }
+}
+
+// DescMethod's kind does not narrow its type by itself.
+function isUnary(method: DescMethod): method is DescMethodUnary {
+  return method.methodKind === "unary";
+}
+
+function isServerStreaming(method: DescMethod): method is DescMethodServerStreaming {
+  return method.methodKind === "server_streaming";
+}
+
+function forwardUnary<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, upstream: Transport) {
+  return async (request: MessageShape<I>, context: HandlerContext): Promise<MessageShape<O>> => {
+    try {
+      const response = await upstream.unary(
+        method,
+        context.signal,
+        context.timeoutMs(),
+        forwardable(context.requestHeader),
+        request,
+      );
+      copyForwardable(response.header, context.responseHeader);
+      copyForwardable(response.trailer, context.responseTrailer);
+      return response.message;
+    } catch (error) {
+      throw relayed(error, context);
+    }
+  };
+}
+
+function forwardServerStream<I extends DescMessage, O extends DescMessage>(
+  method: DescMethodServerStreaming<I, O>,
+  upstream: Transport,
+) {
+  return async function* (request: MessageShape<I>, context: HandlerContext): AsyncIterable<MessageShape<O>> {
+    // Ends the upstream call on every way out of here: the browser went away
+    // (context.signal), the deadline passed, the gateway shuts down, or the
+    // response writer stopped pulling because a write failed.
+    const upstreamCall = linkedAbort(context.signal);
+    try {
+      const response = await upstream.stream(
+        method,
+        upstreamCall.signal,
+        context.timeoutMs(),
+        forwardable(context.requestHeader),
+        single(request),
+      );
+      copyForwardable(response.header, context.responseHeader);
+      // One message at a time: the next frame is read from linkaged only
+      // once this one has been written to the browser, so a slow browser
+      // holds back HTTP/2 flow control rather than gateway memory, and
+      // linkaged skips frames for it as it does for any slow client.
+      for await (const message of response.message) {
+        yield message;
+      }
+      copyForwardable(response.trailer, context.responseTrailer);
+    } catch (error) {
+      throw relayed(error, context);
+    } finally {
+      upstreamCall.abort();
+    }
+  };
+}
+
+async function* single<T>(message: T): AsyncIterable<T> {
+  yield message;
+}
+
+// The upstream's error with its code, message, metadata and details; or, if
+// the call ended on this side (deadline, shutdown, the browser left), the
+// reason it ended, which is what the browser should see.
+function relayed(error: unknown, context: HandlerContext): ConnectError {
+  if (context.signal.aborted) {
+    return ConnectError.from(context.signal.reason);
+  }
+  const upstream = ConnectError.from(error);
+  const relayed = new ConnectError(upstream.rawMessage, upstream.code, forwardable(upstream.metadata));
+  relayed.details = upstream.details;
+  return relayed;
+}

@@ -1,0 +1,93 @@
+// The gateway's HTTP server: the linkage.v1 API (Connect and gRPC-Web),
+// /healthz, /scenes/ and the viewer, over HTTP/1.1 (what browsers use here).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { file_linkage_v1_service } from "@linkage/proto/service_pb";
+import { formatAddress, type Config } from "./config.js";
+import { forwardServices } from "./forward.js";
+import { healthHandler } from "./health.js";
+import { requestPath, sendText } from "./respond.js";
+import { scenesHandler, scenesPrefix } from "./scenes.js";
+import { staticHandler } from "./static.js";
+import { connectUpstream, maxMessageBytes } from "./upstream.js";
+
+export interface Gateway {
+  /** The URL it serves on, once listening. */
+  url: string;
+  /** Stops accepting, ends open calls with UNAVAILABLE, resolves when all is closed. */
+  close(): Promise<void>;
+}
+
+// How long open streams get to deliver their UNAVAILABLE before their
+// connections are cut.
+const drainMs = 1000;
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export async function startGateway(config: Config): Promise<Gateway> {
+  const upstream = connectUpstream(config.upstream);
+  const shutdown = new AbortController();
+  const health = healthHandler(upstream.transport, formatAddress(config.upstream));
+  const scenes = scenesHandler(config.scenesDir);
+  const files = staticHandler(config.staticDir);
+  const services = file_linkage_v1_service.services;
+  const apiPrefix = `/${file_linkage_v1_service.proto.package}.`;
+  const other: Handler = async (req, res) => {
+    const path = requestPath(req) ?? "";
+    if (path.startsWith(apiPrefix)) return sendText(res, 404, `${path}: no such procedure`);
+    if (path === "/healthz") return health(req, res);
+    if (path.startsWith(scenesPrefix)) return scenes(req, res);
+    return files(req, res);
+  };
+
+  const api = connectNodeAdapter({
+    // HTTP/1.1 only: native gRPC needs HTTP/2, and clients that have it can
+    // call linkaged directly.
+    grpc: false,
+    readMaxBytes: maxMessageBytes,
+    writeMaxBytes: maxMessageBytes,
+    shutdownSignal: shutdown.signal,
+    routes: (router) => forwardServices(router, services, upstream.transport),
+    // The server below is node:http, so requests are HTTP/1.1 ones.
+    fallback: (req, res) => guarded(other, req as IncomingMessage, res as ServerResponse),
+  });
+
+  const server = createServer(api);
+  await listen(server, config.listen.host, config.listen.port);
+  const { address, port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://${formatAddress({ host: address, port })}/`,
+    close: async () => {
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      shutdown.abort(new ConnectError("the gateway is shutting down", Code.Unavailable));
+      server.closeIdleConnections();
+      const cut = setTimeout(() => server.closeAllConnections(), drainMs);
+      await closed;
+      clearTimeout(cut);
+      upstream.close();
+    },
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((done, fail) => {
+    server.once("error", fail);
+    server.listen(port, host, () => {
+      server.off("error", fail);
+      done();
+    });
+  });
+}
+
+// A failure in a plain-HTTP handler answers 500 (or ends the response if it
+// had started) instead of reaching the process.
+function guarded(handler: Handler, req: IncomingMessage, res: ServerResponse): void {
+  handler(req, res).catch((error: unknown) => {
+    console.error(`${req.method} ${req.url}:`, error);
+    if (!res.headersSent) sendText(res, 500, "internal error");
+    else res.destroy();
+  });
+}
