@@ -14,36 +14,54 @@ int main(int argc, char** argv) {
       "A world named 'default' exists from the start.",
       "linkaged"};
   ServeOptions serve;
-  app.add_option("--listen", serve.listen, "address to serve on, host:port")->capture_default_str();
+  app.add_option("--listen", serve.listen, "address to serve on, host:port")
+      ->capture_default_str()
+      ->envname("LINKAGE_LISTEN");
   app.add_option("--tick-rate", serve.tick_rate, "ticks per second of new worlds (Hz)")
       ->check(CLI::Range(0.001, 10000.0))
-      ->capture_default_str();
-  app.add_option("--scene", serve.scene, "a scene JSON file to load into the default world");
+      ->capture_default_str()
+      ->envname("LINKAGE_TICK_RATE");
+  app.add_option("--scene", serve.scene, "a scene JSON file to load into the default world")
+      ->envname("LINKAGE_SCENE");
   app.add_option("--log-level", serve.log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
-      ->capture_default_str();
-  app.add_option("--max-worlds", serve.limits.max_worlds, "worlds on the server")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--max-bodies", serve.limits.world.max_bodies, "bodies per world")->check(CLI::PositiveNumber)->capture_default_str();
+      ->capture_default_str()
+      ->envname("LINKAGE_LOG_LEVEL");
+  app.add_option("--max-worlds", serve.limits.max_worlds, "worlds on the server")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str()
+      ->envname("LINKAGE_MAX_WORLDS");
+  app.add_option("--max-bodies", serve.limits.world.max_bodies, "bodies per world")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str()
+      ->envname("LINKAGE_MAX_BODIES");
   app.add_option("--max-constraints", serve.limits.world.max_constraints, "constraints per world")
       ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      ->capture_default_str()
+      ->envname("LINKAGE_MAX_CONSTRAINTS");
   app.add_option("--max-forces", serve.limits.world.max_forces, "springs and applied forces per world")
       ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      ->capture_default_str()
+      ->envname("LINKAGE_MAX_FORCES");
   app.add_option("--max-streams", serve.limits.max_streams, "open state streams, all worlds together")
       ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      ->capture_default_str()
+      ->envname("LINKAGE_MAX_STREAMS");
   app.add_option("--max-stream-rate", serve.limits.max_stream_rate, "snapshots per second a stream may ask for (Hz)")
       ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      ->capture_default_str()
+      ->envname("LINKAGE_MAX_STREAM_RATE");
   app.add_option("--max-message-bytes", serve.max_message_bytes, "largest request or response (bytes)")
       ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      ->capture_default_str()
+      ->envname("LINKAGE_MAX_MESSAGE_BYTES");
   app.footer(
       "Examples:\n"
       "  linkaged --scene scenes/demo.json                 serve on 127.0.0.1:50051 with the demo in 'default'\n"
       "  linkaged --listen 0.0.0.0:50051 --tick-rate 120   serve every interface, worlds at 120 Hz\n"
-      "  linkaged simulate scenes/chain.json --seconds 5 --out chain.jsonl");
+      "  linkaged simulate scenes/chain.json --seconds 5 --out chain.jsonl\n"
+      "Every flag of the server can also come from its environment variable (LINKAGE_LISTEN, LINKAGE_TICK_RATE, ...,\n"
+      "shown above as ENV); a flag on the command line wins.");
 
   SimulateOptions sim;
   CLI::App* simulate = app.add_subcommand(

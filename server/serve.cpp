@@ -82,6 +82,12 @@ int serve(const ServeOptions& options) {
     spdlog::critical("cannot listen on {}", options.listen);
     return 2;
   }
+  // Probes may name a service (Kubernetes' grpc probe takes one); the
+  // server as a whole ("") is SERVING by default.
+  grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();
+  for (const char* name : {"linkage.v1.WorldService", "linkage.v1.BodyService", "linkage.v1.ConstraintService",
+                           "linkage.v1.ForceService"})
+    health->SetServingStatus(name, true);
   spdlog::info("linkaged listening on {} (port {}); worlds tick at {} Hz by default{}", options.listen, port,
                options.tick_rate, options.scene.empty() ? "" : "; default world: " + options.scene);
 
@@ -89,6 +95,9 @@ int serve(const ServeOptions& options) {
     int signal = 0;
     sigwait(&signals, &signal);
     spdlog::info("{}: ending streams and shutting down", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    // NOT_SERVING first, so that health checks and load balancers stop
+    // sending work while the server drains.
+    health->Shutdown();
     registry.stop_all("the server is shutting down");
     // The streams are ended already; what is left are unary calls in flight
     // and idle connections, which gRPC would otherwise wait on.

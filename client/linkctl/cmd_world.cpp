@@ -278,12 +278,31 @@ void stats_command(CLI::App& app, Context& ctx) {
 
 }  // namespace
 
+// For container health checks and scripts that wait for a server: the exit
+// code says it all (0 SERVING, 14 UNAVAILABLE when not serving or unreachable).
+void health_command(CLI::App& app, Context& ctx) {
+  auto service = std::make_shared<std::string>();
+  CLI::App* health = command(app, "health", "Ask the server's gRPC health service whether it is serving",
+                             "  linkctl health\n  linkctl --timeout 2 health linkage.v1.WorldService");
+  health->add_option("service", *service, "a service's full name (default: the server as a whole)");
+  health->callback([&ctx, service] {
+    const bool serving = must(ctx.client().serving(*service));
+    if (!serving) fail(grpc::StatusCode::UNAVAILABLE, "the server answers but is not serving");
+    if (ctx.json) {
+      std::cout << "{\"status\": \"SERVING\"}\n";
+    } else {
+      std::cout << "SERVING\n";
+    }
+  });
+}
+
 void add_world_commands(CLI::App& app, Context& ctx) {
   world_commands(app, ctx);
   control_commands(app, ctx);
   scene_commands(app, ctx);
   batch_commands(app, ctx);
   stats_command(app, ctx);
+  health_command(app, ctx);
 }
 
 }  // namespace linkage::linkctl

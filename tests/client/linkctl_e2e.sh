@@ -35,9 +35,14 @@ fails() {
 
 # --- help at every level ---
 ok --help; has "Examples:"; has "world"
-for noun in world body constraint force scene batch watch stats pause resume step reset; do ok $noun --help; has "Examples:"; done
+for noun in world body constraint force scene batch watch stats health pause resume step reset; do ok $noun --help; has "Examples:"; done
 ok constraint add distance --help; has "--length"
 ok constraint add trajectory --help; has "--amplitude"
+
+# --- health (the container's HEALTHCHECK) ---
+ok health; has "SERVING"
+js '.status == "SERVING"' health linkage.v1.ConstraintService
+fails 5 "service name unknown" health linkage.v1.NoSuchService
 
 # --- worlds ---
 js '.worlds | map(.name) | index("default") != null' world list
@@ -185,6 +190,7 @@ fails 3 "--frob" body list --frob
 "$LINKCTL" --json body get 42 >/dev/null 2>"$WORK/err"
 jq -e '.error.code == 5 and .error.name == "NOT_FOUND"' "$WORK/err" >/dev/null || { echo "FAIL: --json error"; cat "$WORK/err"; failures=$((failures + 1)); }
 fails 14 "cannot reach linkaged" --server 127.0.0.1:1 --timeout 0.3 world list
+fails 14 "cannot reach linkaged" --server 127.0.0.1:1 --timeout 0.3 health
 
 if [ $failures -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "linkctl end to end: every check passed"

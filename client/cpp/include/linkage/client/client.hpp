@@ -76,6 +76,11 @@ class Client {
   v1::ConstraintService::Stub& constraint_stub() const { return *constraints_; }
   v1::ForceService::Stub& force_stub() const { return *forces_; }
 
+  // The standard gRPC health check: true if `service` ("" = the server as a
+  // whole) is SERVING, false if the server says it is not; NOT_FOUND for a
+  // service the server does not know.
+  Result<bool> serving(const std::string& service = "") const;
+
   // --- worlds (WorldService) ---
   Result<v1::World> create_world(const std::string& name, const CreateWorldOptions& options = {}) const;
   Result<std::vector<v1::World>> list_worlds() const;
