@@ -14,16 +14,21 @@ packages=(
   libspdlog-dev                      # server/: logging
   libcli11-dev                       # server/: flags
   python3-grpcio python3-protobuf python3-pytest   # client/python: runtime and tests
+  python3-yaml curl                  # tests/deploy: manifest checks, the container smoke test
 )
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
 as_root=()
 [ "$(id -u)" -eq 0 ] || as_root=(sudo)
-echo "setup: installing ${missing[*]}"
-"${as_root[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  "${as_root[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}"
+fi
+
+# Containers (deploy/, tests/deploy): podman, and a local debian:bookworm
+# base image since no registry is reachable.
+"${as_root[@]}" "$(dirname "$0")/container-setup.sh"

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The container smoke test: builds both images of deploy/Dockerfile, runs
+# them in one pod on loopback ports, waits for their health checks, drives
+# the server with the host's linkctl (a world, two bodies, a rod, streamed
+# snapshots), asks the gateway for the viewer and an API call, then stops
+# both with SIGTERM and asserts clean exits.
+#
+# Usage: container_smoke.sh LINKCTL ROOT
+# Exit 77 (CTest: skipped) only when podman cannot run a container here,
+# and then loudly. Sizes and logs go to $LINKAGE_ARTIFACTS (build/deploy-artifacts).
+set -u
+LINKCTL=$(realpath "$1")
+ROOT=$(realpath "$2")
+ART=${LINKAGE_ARTIFACTS:-$ROOT/build/deploy-artifacts}
+mkdir -p "$ART"
+POD=linkage-smoke-$$
+SERVER_IMAGE=localhost/linkage:smoke
+WEB_IMAGE=localhost/linkage-web:smoke
+failures=0
+
+banner() { printf '\n%s\n!!! %s\n%s\n\n' "$(printf '!%.0s' {1..78})" "$1" "$(printf '!%.0s' {1..78})"; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+cleanup() {
+  podman logs "$POD-server" >"$ART/linkaged.log" 2>&1
+  podman logs "$POD-web" >"$ART/gateway.log" 2>&1
+  podman pod rm -f "$POD" >/dev/null 2>&1
+}
+
+if ! command -v podman >/dev/null; then
+  banner "SKIPPED: podman is not installed, so the container smoke test cannot run (scripts/setup.sh installs it)"
+  exit 77
+fi
+if ! podman image exists localhost/debian:bookworm; then
+  banner "SKIPPED: no local debian:bookworm base image and no registry to pull one from (../shared/tools/container-env makes it)"
+  exit 77
+fi
+if ! probe=$(podman run --rm --pull=never --network none localhost/debian:bookworm true 2>&1); then
+  banner "SKIPPED: podman cannot run a container on this machine: $probe"
+  exit 77
+fi
+trap cleanup EXIT
+
+# --- build (layers are cached between runs) ---
+secret=()
+ca=${NPM_CA:-/etc/ssl/certs/ca-certificates.crt}
+[ -s "$ca" ] && secret=(--secret "id=npm-ca,src=$ca")
+build() {  # TARGET TAG
+  echo "building $2 (target $1)"
+  if ! podman build --format docker --pull=never "${secret[@]}" --target "$1" -t "$2" -f "$ROOT/deploy/Dockerfile" \
+      "$ROOT" >"$ART/build-$1.log" 2>&1; then
+    tail -40 "$ART/build-$1.log"
+    echo "FAIL: podman build --target $1 (whole log: $ART/build-$1.log)"
+    exit 1
+  fi
+}
+build server "$SERVER_IMAGE"
+build web "$WEB_IMAGE"
+size_mb() { podman image inspect "$1" --format '{{.Size}}' | awk '{printf "%.0f", $1 / 1e6}'; }
+echo "image sizes: server $(size_mb "$SERVER_IMAGE") MB, web $(size_mb "$WEB_IMAGE") MB" | tee "$ART/image-sizes.txt"
+
+# --- run both in one pod: the gateway reaches linkaged on the pod's loopback ---
+GRPC_PORT=$(free_port)
+WEB_PORT=$(free_port)
+podman pod create --name "$POD" -p "127.0.0.1:$GRPC_PORT:50051" -p "127.0.0.1:$WEB_PORT:8080" >/dev/null
+podman run -d --pod "$POD" --name "$POD-server" "$SERVER_IMAGE" >/dev/null || { echo "FAIL: the server did not start"; exit 1; }
+podman run -d --pod "$POD" --name "$POD-web" -e LINKAGE_UPSTREAM=127.0.0.1:50051 "$WEB_IMAGE" >/dev/null ||
+  { echo "FAIL: the gateway did not start"; exit 1; }
+
+healthy() {  # CONTAINER: its image's HEALTHCHECK passes within 60 s
+  for _ in $(seq 120); do
+    podman healthcheck run "$1" >/dev/null 2>&1 && return 0
+    sleep 0.5
+  done
+  return 1
+}
+healthy "$POD-server" || fail "the server's HEALTHCHECK (linkctl health) never passed"
+healthy "$POD-web" || fail "the gateway's HEALTHCHECK (/healthz) never passed"
+[ "$(podman inspect "$POD-server" --format '{{.Config.User}}')" = "10001:10001" ] || fail "the server does not run as user 10001"
+
+# --- the server, from the host's linkctl ---
+export LINKCTL_SERVER=127.0.0.1:$GRPC_PORT
+L() { "$LINKCTL" --timeout 20 "$@"; }
+L health | grep -q SERVING || fail "linkctl health from the host"
+L world list | grep -q default || fail "the default world (demo scene) is missing"
+L world create smoke >/dev/null || fail "world create"
+L --world smoke body add --name anchor --motion fixed --pos 0,0 >/dev/null || fail "body add anchor"
+L --world smoke body add --name bob --pos 1,0 --mass 1 >/dev/null || fail "body add bob"
+L --world smoke constraint add distance --a anchor --b bob --length 1 >/dev/null || fail "constraint add"
+frames=$(L --world smoke --json watch --count 5 --rate 30)
+[ "$(grep -c '"tick"' <<<"$frames")" -eq 5 ] || fail "watch --count 5 gave: $(head -c 300 <<<"$frames")"
+L --world smoke --json world get | grep -q '"constraintCount": 1' || fail "the world lacks its constraint"
+
+# --- the gateway: the viewer, the scenes and a Connect call ---
+WEB=http://127.0.0.1:$WEB_PORT
+curl -sf "$WEB/" | grep -qi "<html" || fail "GET / is not the viewer's page"
+curl -sf "$WEB/scenes/index.json" | grep -q '"demo"' || fail "GET /scenes/index.json lacks demo"
+curl -sf "$WEB/healthz" >/dev/null || fail "GET /healthz"
+curl -sf -H 'Content-Type: application/json' -d '{"world":"smoke"}' "$WEB/linkage.v1.WorldService/GetWorld" |
+  grep -q '"constraintCount":1' || fail "GetWorld through the gateway"
+
+# --- SIGTERM: a stream open at the time ends with UNAVAILABLE, both exit 0 ---
+L --world smoke watch --rate 10 >/dev/null 2>"$ART/watch.err" &
+watcher=$!
+sleep 1
+podman stop -t 10 "$POD-server" >/dev/null
+wait "$watcher"
+watch_rc=$?
+[ "$watch_rc" -eq 14 ] || fail "a stream open at SIGTERM ended with exit $watch_rc, not 14 (UNAVAILABLE): $(cat "$ART/watch.err")"
+podman stop -t 10 "$POD-web" >/dev/null
+for c in server web; do
+  code=$(podman inspect "$POD-$c" --format '{{.State.ExitCode}}')
+  [ "$code" = "0" ] || fail "the $c container exited with $code after SIGTERM"
+done
+podman logs "$POD-server" 2>&1 | grep -q "SIGTERM: ending streams" || fail "linkaged did not log its SIGTERM shutdown"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures check(s) failed; logs in $ART"
+  exit 1
+fi
+echo "container smoke test passed"

@@ -1,0 +1,180 @@
+"""Schema-level checks of deploy/: the Kubernetes manifests and compose.yaml.
+
+No cluster runs here, so these tests hold the manifests to what a cluster
+and the images would demand: kinds and required fields, selectors that
+select, probe and Service ports that name a container port, ports that
+match what the Dockerfile exposes, ConfigMap keys that the programs read,
+requests within limits, a grace period longer than the server's drain.
+
+Run: LINKAGED=build/server/linkaged python3 -m pytest tests/deploy/test_manifests.py
+"""
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+K8S = ROOT / "deploy" / "k8s"
+LINKAGED = os.environ.get("LINKAGED", str(ROOT / "build" / "server" / "linkaged"))
+
+KNOWN_KINDS = {("v1", "ConfigMap"), ("v1", "Service"), ("apps/v1", "Deployment")}
+
+
+def documents():
+    docs = []
+    for path in sorted(K8S.glob("*.yaml")):
+        if path.name == "kustomization.yaml":
+            continue
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc is not None:
+                docs.append((path.name, doc))
+    return docs
+
+
+def of_kind(kind):
+    return [doc for _, doc in documents() if doc["kind"] == kind]
+
+
+def dockerfile_stages():
+    """Each stage's EXPOSEd ports and ENV, by stage name."""
+    stages, current = {}, None
+    text = (ROOT / "deploy" / "Dockerfile").read_text().replace("\\\n", " ")
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0].startswith("#"):
+            continue
+        if words[0] == "FROM":
+            current = words[-1]
+            stages[current] = {"expose": set(), "env": {}}
+        elif words[0] == "EXPOSE":
+            stages[current]["expose"].update(int(p.split("/")[0]) for p in words[1:])
+        elif words[0] == "ENV":
+            for pair in words[1:]:
+                key, _, value = pair.partition("=")
+                stages[current]["env"][key] = value
+    return stages
+
+
+def linkaged_env_names():
+    out = subprocess.run([LINKAGED, "--help"], capture_output=True, text=True, check=True).stdout
+    return set(re.findall(r"\(Env:(\w+)\)", out))
+
+
+def gateway_env_names():
+    config = (ROOT / "web" / "gateway" / "src" / "config.ts").read_text()
+    return set(re.findall(r'env:\s*"(\w+)"', config))
+
+
+def container_port(container, port):
+    """The containerPort a probe or Service names, by number or by name."""
+    for p in container.get("ports", []):
+        if port in (p["containerPort"], p.get("name")):
+            return p["containerPort"]
+    return None
+
+
+def test_every_document_is_a_known_kind_with_a_name():
+    docs = documents()
+    assert docs, "no manifests in deploy/k8s"
+    for name, doc in docs:
+        assert (doc.get("apiVersion"), doc.get("kind")) in KNOWN_KINDS, f"{name}: {doc.get('apiVersion')}/{doc.get('kind')}"
+        assert re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", doc["metadata"]["name"]), name
+
+
+def test_kustomization_lists_every_manifest():
+    kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
+    listed = set(kustomization["resources"])
+    on_disk = {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml"}
+    assert listed == on_disk
+    images = {i["name"] for i in kustomization["images"]}
+    used = {c["image"] for d in of_kind("Deployment") for c in d["spec"]["template"]["spec"]["containers"]}
+    assert used <= images, f"images without a kustomize entry: {used - images}"
+
+
+def test_deployment_selects_its_pods_and_holds_one_replica_of_the_worlds():
+    for d in of_kind("Deployment"):
+        spec = d["spec"]
+        labels = spec["template"]["metadata"]["labels"]
+        assert spec["selector"]["matchLabels"].items() <= labels.items()
+        # Worlds live in the pod's memory: two pods would hold different worlds.
+        assert spec["replicas"] == 1 and spec["strategy"]["type"] == "Recreate"
+        assert spec["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
+
+
+def test_probe_ports_are_the_containers_ports_and_the_images_ports():
+    stages = dockerfile_stages()
+    image_stage = {"linkage": "server", "linkage-web": "web"}
+    for d in of_kind("Deployment"):
+        for c in d["spec"]["template"]["spec"]["containers"]:
+            exposed = stages[image_stage[c["image"]]]["expose"]
+            declared = {p["containerPort"] for p in c["ports"]}
+            assert declared == exposed, f"{c['name']}: ports {declared}, image exposes {exposed}"
+            probes = [c[k] for k in ("startupProbe", "livenessProbe", "readinessProbe") if k in c]
+            assert {"livenessProbe", "readinessProbe"} <= c.keys(), c["name"]
+            for probe in probes:
+                (handler,) = {"grpc", "httpGet", "tcpSocket"} & probe.keys()
+                assert container_port(c, probe[handler]["port"]) is not None, f"{c['name']}: {handler} port"
+            r = c["resources"]
+            for what in ("cpu", "memory"):
+                assert what in r["requests"] and what in r["limits"], f"{c['name']}: {what}"
+
+
+def test_the_server_is_probed_with_grpc_health_checking_on_its_listen_port():
+    (server,) = [c for d in of_kind("Deployment") for c in d["spec"]["template"]["spec"]["containers"]
+                 if c["image"] == "linkage"]
+    env = {e["name"]: e["value"] for e in server.get("env", [])}
+    listen_port = int(env.get("LINKAGE_LISTEN", dockerfile_stages()["server"]["env"]["LINKAGE_LISTEN"]).rsplit(":", 1)[1])
+    for kind in ("livenessProbe", "readinessProbe"):
+        assert server[kind]["grpc"]["port"] == listen_port
+
+
+def test_grace_period_outlasts_the_servers_drain():
+    # linkaged ends streams, then gives gRPC one second to drain.
+    for d in of_kind("Deployment"):
+        assert d["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] >= 5
+
+
+def test_configmap_keys_are_flags_the_programs_read():
+    known = {"linkaged-flags": linkaged_env_names(), "gateway-flags": gateway_env_names()}
+    maps = {m["metadata"]["name"]: m for m in of_kind("ConfigMap")}
+    assert maps.keys() == known.keys()
+    for name, m in maps.items():
+        unknown = set(m["data"]) - known[name]
+        assert not unknown, f"{name}: no program reads {unknown}"
+        assert all(isinstance(v, str) for v in m["data"].values()), f"{name}: values must be strings"
+    refs = {r["configMapRef"]["name"] for d in of_kind("Deployment")
+            for c in d["spec"]["template"]["spec"]["containers"] for r in c.get("envFrom", [])}
+    assert refs == maps.keys()
+
+
+def test_service_selects_the_pods_and_targets_their_ports():
+    pods = [(d["spec"]["template"]["metadata"]["labels"], d["spec"]["template"]["spec"]["containers"])
+            for d in of_kind("Deployment")]
+    for s in of_kind("Service"):
+        matched = [containers for labels, containers in pods if s["spec"]["selector"].items() <= labels.items()]
+        assert matched, "the Service selects no pod"
+        for port in s["spec"]["ports"]:
+            assert any(container_port(c, port["targetPort"]) for c in matched[0]), port["name"]
+
+
+def test_compose_binds_loopback_and_gates_the_gateway_on_health():
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    services = compose["services"]
+    assert services.keys() == {"linkaged", "gateway"}
+    for name, s in services.items():
+        for mapping in s["ports"]:
+            assert mapping.startswith("127.0.0.1:"), f"{name}: {mapping}"
+        assert s["build"]["dockerfile"] == "deploy/Dockerfile" and s["build"]["target"] in dockerfile_stages()
+    assert "test" in services["linkaged"]["healthcheck"]
+    assert services["gateway"]["depends_on"]["linkaged"]["condition"] == "service_healthy"
+    host, port = services["gateway"]["environment"]["LINKAGE_UPSTREAM"].split(":")
+    assert host == "linkaged" and port == services["linkaged"]["environment"]["LINKAGE_LISTEN"].split(":")[1]
+    assert set(services["linkaged"]["environment"]) <= linkaged_env_names()
+    assert set(services["gateway"]["environment"]) <= gateway_env_names()
+
+
+if __name__ == "__main__":
+    raise SystemExit(pytest.main([__file__, "-q"]))
