@@ -1,0 +1,199 @@
+// The viewer's state and its heartbeat: one world's stream feeds the scene
+// model and the playback, and every animation frame draws the interpolated
+// pose with whichever view (2D canvas or 3D) the world's dimension needs.
+import type { Api } from "./api";
+import type { ColorMode } from "./colors";
+import type { Target } from "./hit";
+import { Playback } from "./interpolate";
+import type { Messages } from "./messages";
+import type { Plots } from "./plots";
+import { SceneModel, type Frame, type Pose } from "./scene-model";
+import { WorldStream, type StreamState } from "./stream";
+import type { Overlay, View } from "./view";
+import { View2D } from "./view2d";
+import { View3D } from "./view3d";
+
+// What the active tool adds to the picture.
+export interface ToolFeedback {
+  overlays(): Overlay[];
+  highlight(): string[];
+}
+
+export interface AppElements {
+  stage: HTMLElement;
+  status: HTMLElement;
+  conn: HTMLElement;
+}
+
+export class App {
+  readonly model = new SceneModel();
+  readonly playback = new Playback();
+  view: View;
+  world = "";
+  ready = false;
+  selected: Target | null = null;
+  hover: Target | null = null;
+  colorMode: ColorMode = "force";
+  tool: ToolFeedback = { overlays: () => [], highlight: () => [] };
+  // The pose last drawn: what the user sees and points at.
+  shown: Pose | null = null;
+  // Listeners for a new world opened (controls refresh their fields).
+  readonly worldListeners: ((world: string) => void)[] = [];
+  private stream: WorldStream | null = null;
+  private needsFit = true;
+  private statusAt = 0;
+
+  constructor(
+    readonly api: Api,
+    readonly messages: Messages,
+    readonly plots: Plots,
+    private readonly el: AppElements,
+  ) {
+    this.view = new View2D(this.canvas());
+    requestAnimationFrame(this.animate);
+  }
+
+  get latest(): Frame | null {
+    return this.playback.latest;
+  }
+
+  canvas(): HTMLCanvasElement {
+    return this.el.stage.querySelector<HTMLCanvasElement>("[data-testid=view]")!;
+  }
+
+  // Reports a failed call in the message area instead of throwing.
+  async call<T>(what: string, f: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await f();
+    } catch (err) {
+      this.messages.error(err, what);
+      return undefined;
+    }
+  }
+
+  // Opens a world (creating it if it does not exist) and streams it; `before`
+  // runs first (a scene to load), so the first frame already shows its result.
+  async open(world: string, before?: () => Promise<unknown>): Promise<boolean> {
+    // Listing rather than GetWorld: a missing world is expected here, not an
+    // error for the browser to log.
+    const list = await this.call("listing worlds", () => this.api.world.listWorlds({}));
+    if (!list) return false;
+    if (!list.worlds.some((w) => w.name === world)) {
+      const made = await this.call(`creating ${world}`, () =>
+        this.api.world.createWorld({ name: world }),
+      );
+      if (!made) return false;
+    }
+    await before?.();
+    this.switchTo(world);
+    return true;
+  }
+
+  private switchTo(world: string): void {
+    this.stream?.stop();
+    this.world = world;
+    this.ready = false;
+    this.selected = null;
+    this.hover = null;
+    this.model.clear();
+    this.playback.reset();
+    this.plots.clear();
+    this.needsFit = true;
+    const url = new URL(window.location.href);
+    url.searchParams.set("world", world);
+    url.searchParams.delete("scene");
+    window.history.replaceState(null, "", url);
+    for (const f of this.worldListeners) f(world);
+    this.stream = new WorldStream(this.api, world, {
+      snapshot: (s) => {
+        if (s.world !== this.world) return;
+        const frame = this.model.apply(s, performance.now());
+        this.playback.push(frame);
+        this.plots.push(frame);
+        this.ready = true;
+      },
+      state: (state, detail) => this.streamState(state, detail),
+      gone: (name) => {
+        this.messages.info(`world ${name} no longer exists; showing default`);
+        void this.open("default");
+      },
+    });
+  }
+
+  private streamState(state: StreamState, detail?: string): void {
+    this.el.conn.textContent = state === "retrying" ? "reconnecting…" : state;
+    this.el.conn.className = `conn ${state}`;
+    if (state === "retrying" && detail) this.messages.info(`stream: ${detail}; reconnecting`);
+  }
+
+  // The next frame refits the camera to the scene (a new scene, or F).
+  refit(): void {
+    this.needsFit = true;
+  }
+
+  private ensureView(dimension: number): void {
+    if (dimension === this.view.dimension) return;
+    this.view.dispose();
+    // A canvas keeps the first kind of context it was asked for, so the 2D
+    // and WebGL views each get a fresh one under the same test id.
+    const old = this.canvas();
+    const fresh = document.createElement("canvas");
+    fresh.id = old.id;
+    fresh.dataset.testid = "view";
+    old.replaceWith(fresh);
+    this.view = dimension === 3 ? new View3D(fresh) : new View2D(fresh);
+    this.needsFit = true;
+  }
+
+  private animate = (): void => {
+    requestAnimationFrame(this.animate);
+    const frame = this.playback.latest;
+    if (!frame) return;
+    this.ensureView(frame.dimension);
+    const pose = this.playback.pose(performance.now())!;
+    if (this.needsFit && pose.ids.length) {
+      this.view.fit(this.model, pose);
+      this.needsFit = false;
+    }
+    if (this.selected && !this.exists(this.selected)) this.selected = null;
+    if (this.hover && !this.exists(this.hover)) this.hover = null;
+    this.shown = pose;
+    this.view.draw({
+      model: this.model,
+      pose,
+      frame,
+      colorMode: this.colorMode,
+      selected: this.selected,
+      hover: this.hover,
+      highlight: this.tool.highlight(),
+      overlays: this.tool.overlays(),
+    });
+    this.plots.refresh();
+    const now = performance.now();
+    if (now - this.statusAt > 200) {
+      this.statusAt = now;
+      this.el.status.textContent = this.statusText(frame);
+    }
+  };
+
+  private exists(t: Target): boolean {
+    const m = this.model;
+    return (t.kind === "body" ? m.bodies : t.kind === "constraint" ? m.constraints : m.springs).has(t.id);
+  }
+
+  private statusText(f: Frame): string {
+    const d = f.diagnostics;
+    const parts = [
+      f.world,
+      `tick ${f.tick}`,
+      `t = ${f.time.toFixed(2)} s`,
+      f.paused ? "paused" : "running",
+      `${this.model.bodies.size} bodies`,
+      `${this.model.constraints.size} constraints`,
+      `${this.model.springs.size} springs`,
+    ];
+    if (d) parts.push(`step ${(d.stepSeconds * 1000).toFixed(2)} ms`, `max |C| ${d.maxError.toExponential(1)}`);
+    if (d && d.rankDeficiency > 0) parts.push(`rank deficiency ${d.rankDeficiency}`);
+    return parts.join(" · ");
+  }
+}

@@ -1,0 +1,151 @@
+// The sidebar: worlds, scenes, time, tools, colours, and the keyboard
+// shortcuts that mirror them.
+import type { World } from "@linkage/proto/world_pb";
+import type { App } from "./app";
+import { ERROR_CEIL, ERROR_FLOOR, RAMP, type ColorMode } from "./colors";
+import { loadScene, saveScene, sceneStems } from "./scenes";
+import { SettingsPanel } from "./settings";
+import { Tools, type ToolName } from "./tools";
+
+// How often the world list and the settings are re-read, for changes made
+// by other clients (the stream carries state, not settings).
+const POLL_MS = 2000;
+
+const KEYS: Record<string, ToolName> = { d: "drag", s: "select", i: "impulse", r: "rod", p: "pin", k: "spring", l: "slider" };
+
+function $<T extends HTMLElement>(id: string): T {
+  return document.getElementById(id) as T;
+}
+
+export class Controls {
+  readonly tools: Tools;
+  private readonly settings: SettingsPanel;
+  private readonly worldSelect = $<HTMLSelectElement>("world-select");
+  private readonly sceneSelect = $<HTMLSelectElement>("scene-select");
+
+  constructor(private readonly app: App, stage: HTMLElement) {
+    this.tools = new Tools(app, stage, $("tool-hint"), (tool) => this.showTool(tool));
+    app.tool = this.tools;
+    this.settings = new SettingsPanel(app, $("settings"));
+    this.bindWorlds();
+    void this.bindScenes();
+    this.bindTime();
+    this.bindTools();
+    this.bindColors();
+    this.bindKeys();
+    app.worldListeners.push(() => void this.poll());
+    setInterval(() => void this.poll(), POLL_MS);
+  }
+
+  private bindWorlds(): void {
+    this.worldSelect.addEventListener("change", () => void this.app.open(this.worldSelect.value));
+    const name = $<HTMLInputElement>("world-name");
+    const create = async () => {
+      const world = name.value.trim();
+      if (!world) {
+        this.app.messages.info("type a name for the new world");
+        return;
+      }
+      const dimension = $<HTMLInputElement>("world-3d").checked ? 3 : 2;
+      const made = await this.app.call("create world", () =>
+        this.app.api.world.createWorld({ name: world, settings: { dimension } }),
+      );
+      if (!made) return;
+      name.value = "";
+      await this.app.open(world);
+    };
+    $("world-create").addEventListener("click", () => void create());
+    name.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") void create();
+    });
+  }
+
+  private async bindScenes(): Promise<void> {
+    $("scene-load").addEventListener("click", () => {
+      if (this.sceneSelect.value) void loadScene(this.app, this.sceneSelect.value);
+    });
+    $("scene-save").addEventListener("click", () => void saveScene(this.app));
+    $("reset").addEventListener("click", async () => {
+      const world = this.app.world;
+      if (await this.app.call("reset", () => this.app.api.world.reset({ world }))) this.app.plots.clear();
+    });
+    try {
+      for (const stem of await sceneStems()) this.sceneSelect.append(new Option(stem, stem));
+    } catch (err) {
+      this.app.messages.error(err, "scene list");
+    }
+  }
+
+  private bindTime(): void {
+    const api = this.app.api.world;
+    const ticks = $<HTMLInputElement>("step-ticks");
+    $("pause").addEventListener("click", () => void this.app.call("pause", () => api.pause({ world: this.app.world })));
+    $("resume").addEventListener("click", () => void this.app.call("resume", () => api.resume({ world: this.app.world })));
+    $("step").addEventListener("click", () => {
+      const n = Math.max(1, Math.floor(Number(ticks.value) || 1));
+      void this.app.call("step", () => api.step({ world: this.app.world, ticks: n }));
+    });
+  }
+
+  private bindTools(): void {
+    for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tool]")) {
+      b.addEventListener("click", () => this.tools.setTool(b.dataset.tool as ToolName));
+    }
+    $("delete").addEventListener("click", () => void this.tools.deleteSelected());
+  }
+
+  private showTool(tool: ToolName): void {
+    for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tool]")) b.classList.toggle("active", b.dataset.tool === tool);
+    $("spring-options").classList.toggle("shown", tool === "spring");
+  }
+
+  private bindColors(): void {
+    $("legend-ramp").style.background = `linear-gradient(to right, ${RAMP.join(", ")})`;
+    const show = (mode: ColorMode) => {
+      this.app.colorMode = mode;
+      $("legend-low").textContent = mode === "force" ? "0" : `≤ ${ERROR_FLOOR.toExponential(0)}`;
+      $("legend-high").textContent = mode === "force" ? "largest |λ| now" : `≥ ${ERROR_CEIL.toExponential(0)} (log)`;
+    };
+    for (const r of document.querySelectorAll<HTMLInputElement>("input[name=color-mode]")) {
+      r.addEventListener("change", () => r.checked && show(r.value as ColorMode));
+    }
+    show("force");
+  }
+
+  private bindKeys(): void {
+    window.addEventListener("keydown", (e) => {
+      const t = e.target as HTMLElement;
+      if (t.closest("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+      const key = e.key.toLowerCase();
+      const world = this.app.world;
+      const api = this.app.api.world;
+      if (key in KEYS) this.tools.setTool(KEYS[key]);
+      else if (key === "escape") this.tools.cancel();
+      else if (key === "delete" || key === "backspace") void this.tools.deleteSelected();
+      else if (key === "f") this.app.refit();
+      else if (key === "n") $("step").click();
+      else if (key === " ") {
+        if (this.app.latest?.paused) void this.app.call("resume", () => api.resume({ world }));
+        else void this.app.call("pause", () => api.pause({ world }));
+      } else return;
+      e.preventDefault();
+    });
+  }
+
+  private async poll(): Promise<void> {
+    let worlds: World[];
+    try {
+      worlds = (await this.app.api.world.listWorlds({})).worlds;
+    } catch {
+      // The stream reports the connection; a failed poll only waits for the next.
+      return;
+    }
+    const names = worlds.map((w) => w.name).sort();
+    if (!names.includes(this.app.world) && this.app.world) names.push(this.app.world);
+    const have = [...this.worldSelect.options].map((o) => o.value);
+    if (have.join("\n") !== names.join("\n")) this.worldSelect.replaceChildren(...names.map((n) => new Option(n, n)));
+    this.worldSelect.value = this.app.world;
+    const current = worlds.find((w) => w.name === this.app.world);
+    if (current) this.settings.show(current);
+  }
+}

@@ -1,0 +1,332 @@
+// The mouse tools. Everything they change goes through the API, so every
+// client watching the world sees it on its next frame. Two-body tools take
+// two clicks: a body, then another body or empty space (the world).
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { ConstraintDefSchema } from "@linkage/proto/constraint_pb";
+import type { ForceDefSchema } from "@linkage/proto/force_pb";
+import type { App, ToolFeedback } from "./app";
+import { BodyDrag } from "./drag";
+import { bodyPosition, toLocal, toWorld, unrotate, type P3 } from "./geometry";
+import type { Target } from "./hit";
+import { keyId, type Key } from "./ids";
+import type { Pose } from "./scene-model";
+import type { Overlay } from "./view";
+
+export const TOOLS = ["drag", "select", "impulse", "rod", "pin", "spring", "slider"] as const;
+export type ToolName = (typeof TOOLS)[number];
+
+// Δv per metre of the arrow drawn with the impulse tool.
+const IMPULSE_PER_METRE = 3;
+// A click this close to a body's centre attaches at the centre.
+const SNAP_PX = 8;
+
+const HINTS: Record<ToolName, string> = {
+  drag: "Drag a body: a spring pulls it to the cursor (fixed bodies follow it). Drag empty space to pan, wheel to zoom.",
+  select: "Click a body, constraint or spring to select it; Delete removes it.",
+  impulse: "Drag an arrow out of a body: an impulse of 3 m/s per metre, at that point.",
+  rod: "Click a body, then another, or empty space for the world: a rod at their current distance.",
+  pin: "Click a body where the pin goes, then the other body, or empty space to pin it to the world.",
+  spring: "Click a body, then another, or empty space for the world: a spring (k, c below) at its current length.",
+  slider: "Click where the line starts (a body, or empty space for the world), then the body that slides along it.",
+};
+
+type Pick = { id: Key | null; point: P3 };
+
+type Gesture =
+  | { kind: "pan"; x: number; y: number }
+  | { kind: "drag"; drag: BodyDrag }
+  | { kind: "impulse"; body: Key; grab: P3; from: P3; to: P3 };
+
+function ref(id: Key | null) {
+  return id ? { ref: { case: "id" as const, value: keyId(id) } } : undefined;
+}
+
+function xyz(p: P3) {
+  return { x: p[0], y: p[1], z: p[2] };
+}
+
+export class Tools implements ToolFeedback {
+  tool: ToolName = "drag";
+  private gesture: Gesture | null = null;
+  private first: Pick | null = null;
+  private cursor: P3 | null = null;
+
+  constructor(
+    private readonly app: App,
+    private readonly stage: HTMLElement,
+    private readonly hint: HTMLElement,
+    private readonly changed: (tool: ToolName) => void,
+  ) {
+    // Capture, so a gesture on a body is ours before the 3D orbit controls
+    // (listening on the canvas itself) see it.
+    stage.addEventListener("pointerdown", (e) => this.down(e), { capture: true });
+    stage.addEventListener("pointermove", (e) => this.move(e), { capture: true });
+    stage.addEventListener("pointerup", (e) => this.up(e), { capture: true });
+    stage.addEventListener("pointercancel", () => this.finish(), { capture: true });
+    stage.addEventListener("contextmenu", (e) => e.preventDefault());
+    this.setTool("drag");
+  }
+
+  setTool(tool: ToolName): void {
+    this.finish();
+    this.tool = tool;
+    this.first = null;
+    this.hint.textContent = HINTS[tool];
+    this.changed(tool);
+  }
+
+  cancel(): void {
+    this.first = null;
+    this.hint.textContent = HINTS[this.tool];
+  }
+
+  overlays(): Overlay[] {
+    const g = this.gesture;
+    if (g?.kind === "impulse") return [{ kind: "arrow", from: g.from, to: g.to }];
+    if (g?.kind === "drag" && this.app.shown) {
+      const from = toWorld(this.app.shown, g.drag.body.id, g.drag.grab);
+      return [{ kind: "line", from, to: g.drag.cursor }];
+    }
+    if (this.first && this.cursor) return [{ kind: "line", from: this.anchorPoint(this.first), to: this.cursor }];
+    return [];
+  }
+
+  highlight(): string[] {
+    return this.first?.id ? [this.first.id] : [];
+  }
+
+  async deleteSelected(): Promise<void> {
+    const t = this.app.selected;
+    if (!t) {
+      this.app.messages.info("nothing selected: pick a body, constraint or spring with the Select tool");
+      return;
+    }
+    const world = this.app.world;
+    const api = this.app.api;
+    this.app.selected = null;
+    if (t.kind === "body") await this.app.call("delete", () => api.body.removeBody({ world, body: ref(t.id) }));
+    else if (t.kind === "constraint") await this.app.call("delete", () => api.constraint.removeConstraint({ world, id: keyId(t.id) }));
+    else await this.app.call("delete", () => api.force.removeForce({ world, id: keyId(t.id) }));
+  }
+
+  private pose(): Pose | null {
+    return this.app.shown ?? this.app.latest;
+  }
+
+  private local(e: PointerEvent): { x: number; y: number } {
+    const r = this.app.canvas().getBoundingClientRect();
+    return { x: e.clientX - r.left, y: e.clientY - r.top };
+  }
+
+  private pickAt(x: number, y: number): Target | null {
+    const pose = this.pose();
+    const frame = this.app.latest;
+    if (!pose || !frame) return null;
+    return this.app.view.pick(x, y, this.app.model, pose, frame.time);
+  }
+
+  // The world point under the cursor, on the plane through `depth` in 3D.
+  private worldAt(x: number, y: number, depth?: P3): P3 {
+    return this.app.view.toWorld(x, y, depth);
+  }
+
+  private claim(e: PointerEvent): void {
+    e.stopPropagation();
+    e.preventDefault();
+    this.stage.setPointerCapture(e.pointerId);
+  }
+
+  private down(e: PointerEvent): void {
+    const { x, y } = this.local(e);
+    const pose = this.pose();
+    const is2d = this.app.view.dimension === 2;
+    if (e.button !== 0) {
+      // Middle or right button pans the 2D view; the 3D controls do their own.
+      if (is2d) {
+        this.claim(e);
+        this.gesture = { kind: "pan", x: e.clientX, y: e.clientY };
+      }
+      return;
+    }
+    const hit = this.pickAt(x, y);
+    const body = hit?.kind === "body" ? hit.id : null;
+    const depth = body && pose ? bodyPosition(pose, body) ?? undefined : undefined;
+    const point = this.worldAt(x, y, depth);
+
+    switch (this.tool) {
+      case "drag":
+      case "impulse": {
+        const info = body ? this.app.model.bodies.get(body) : undefined;
+        if (info && pose) {
+          this.claim(e);
+          const grab = this.snap(pose, body, point);
+          const local = toLocal(pose, body, grab);
+          this.gesture =
+            this.tool === "drag"
+              ? { kind: "drag", drag: new BodyDrag(this.app, info, local, point) }
+              : { kind: "impulse", body: info.id, grab: local, from: grab, to: grab };
+          return;
+        }
+        break;
+      }
+      case "select":
+        this.app.selected = hit;
+        if (hit) {
+          this.claim(e);
+          return;
+        }
+        break;
+      default: {
+        if (!body && !this.first && this.tool !== "slider") break;
+        this.claim(e);
+        this.click(pose, { id: body, point });
+        return;
+      }
+    }
+    // Nothing of ours under the cursor: the view pans (2D) or orbits (3D).
+    if (is2d) {
+      this.claim(e);
+      this.gesture = { kind: "pan", x: e.clientX, y: e.clientY };
+    }
+  }
+
+  private move(e: PointerEvent): void {
+    const { x, y } = this.local(e);
+    const g = this.gesture;
+    if (g?.kind === "pan") {
+      this.app.view.pan(e.clientX - g.x, e.clientY - g.y);
+      g.x = e.clientX;
+      g.y = e.clientY;
+      return;
+    }
+    if (g?.kind === "drag") {
+      const pose = this.pose();
+      const depth = pose ? bodyPosition(pose, g.drag.body.id) ?? undefined : undefined;
+      g.drag.move(this.worldAt(x, y, depth));
+      return;
+    }
+    if (g?.kind === "impulse") {
+      g.to = this.worldAt(x, y, g.from);
+      return;
+    }
+    this.cursor = this.worldAt(x, y, this.first ? this.anchorPoint(this.first) : undefined);
+    // Hovering only when no button is down keeps the 3D orbit cheap.
+    if (e.buttons === 0) this.app.hover = this.pickAt(x, y);
+  }
+
+  private up(e: PointerEvent): void {
+    if (this.stage.hasPointerCapture(e.pointerId)) this.stage.releasePointerCapture(e.pointerId);
+    this.finish();
+  }
+
+  private finish(): void {
+    const g = this.gesture;
+    this.gesture = null;
+    if (g?.kind === "drag") g.drag.end();
+    if (g?.kind === "impulse") void this.impulse(g);
+  }
+
+  private async impulse(g: Extract<Gesture, { kind: "impulse" }>): Promise<void> {
+    const info = this.app.model.bodies.get(g.body);
+    if (!info) return;
+    const d: P3 = [g.to[0] - g.from[0], g.to[1] - g.from[1], g.to[2] - g.from[2]];
+    if (Math.hypot(...d) === 0) return;
+    const k = (info.mass > 0 ? info.mass : 1) * IMPULSE_PER_METRE;
+    const world = this.app.world;
+    await this.app.call("impulse", () =>
+      this.app.api.force.applyImpulse({
+        world,
+        impulse: { body: ref(g.body), impulse: xyz([d[0] * k, d[1] * k, d[2] * k]), point: xyz(info.rigid ? g.grab : [0, 0, 0]) },
+      }),
+    );
+  }
+
+  // A click near a body's centre (or any click on a particle) means the centre.
+  private snap(pose: Pose, id: Key | null, point: P3): P3 {
+    if (!id) return point;
+    const c = bodyPosition(pose, id);
+    if (!c) return point;
+    const info = this.app.model.bodies.get(id);
+    const a = this.app.view.toScreen(c);
+    const b = this.app.view.toScreen(point);
+    if (!info?.rigid || Math.hypot(a.x - b.x, a.y - b.y) < SNAP_PX) return c;
+    return point;
+  }
+
+  // Where a first pick sits now (its body may have moved since).
+  private anchorPoint(p: Pick): P3 {
+    const pose = this.pose();
+    return pose && p.id ? toWorld(pose, p.id, p.point) : p.point;
+  }
+
+  private click(pose: Pose | null, pick: Pick): void {
+    if (!pose) return;
+    const snapped: Pick = { id: pick.id, point: this.snap(pose, pick.id, pick.point) };
+    if (!this.first) {
+      // Kept in the body's frame, so it moves with the body until the second click.
+      this.first = { id: snapped.id, point: toLocal(pose, snapped.id, snapped.point) };
+      this.hint.textContent = "Now click the second body, or empty space for the world. Esc cancels.";
+      return;
+    }
+    const first = { id: this.first.id, point: this.anchorPoint(this.first) };
+    this.cancel();
+    if (first.id !== null && first.id === snapped.id) {
+      this.app.messages.info("pick two different bodies");
+      return;
+    }
+    const def = this.definition(pose, first, snapped);
+    if (!def) return;
+    const world = this.app.world;
+    if (def.kind === "constraint") {
+      const constraint = def.def;
+      void this.app.call(this.tool, () => this.app.api.constraint.addConstraint({ world, constraint }));
+    } else {
+      const force = def.def;
+      void this.app.call(this.tool, () => this.app.api.force.addForce({ world, force }));
+    }
+  }
+
+  private definition(pose: Pose, a: Pick, b: Pick):
+    | { kind: "constraint"; def: MessageInitShape<typeof ConstraintDefSchema> }
+    | { kind: "force"; def: MessageInitShape<typeof ForceDefSchema> }
+    | null {
+    // With the world at one end it goes first: a constraint's `a` may be empty.
+    const [p, q] = a.id === null || b.id !== null ? [a, b] : [b, a];
+    const la = xyz(toLocal(pose, p.id, p.point));
+    const lb = xyz(toLocal(pose, q.id, q.point));
+    switch (this.tool) {
+      case "rod":
+        return { kind: "constraint", def: { type: { case: "distance", value: { a: ref(p.id), b: ref(q.id), anchorA: la, anchorB: lb } } } };
+      case "pin": {
+        // The pin sits where the first click was, in both bodies' frames.
+        const at = a.point;
+        const value = { a: ref(p.id), b: ref(q.id), anchorA: xyz(toLocal(pose, p.id, at)), anchorB: xyz(toLocal(pose, q.id, at)) };
+        return { kind: "constraint", def: { type: { case: "pin", value } } };
+      }
+      case "spring": {
+        const k = Number((document.getElementById("spring-k") as HTMLInputElement | null)?.value ?? 50);
+        const c = Number((document.getElementById("spring-c") as HTMLInputElement | null)?.value ?? 0.5);
+        return { kind: "force", def: { type: { case: "spring", value: { a: ref(p.id), b: ref(q.id), anchorA: la, anchorB: lb, stiffness: k, damping: c } } } };
+      }
+      case "slider": {
+        if (b.id === null) {
+          this.app.messages.info("the second click must be the body that slides");
+          return null;
+        }
+        // The line runs from the first pick through the second, in a's frame.
+        const dir: P3 = [b.point[0] - a.point[0], b.point[1] - a.point[1], b.point[2] - a.point[2]];
+        const axis: P3 = Math.hypot(...dir) > 1e-9 ? unrotate(pose, a.id, dir) : [1, 0, 0];
+        const value = {
+          a: ref(a.id),
+          b: ref(b.id),
+          anchorA: xyz(toLocal(pose, a.id, a.point)),
+          anchorB: xyz(toLocal(pose, b.id, b.point)),
+          axis: xyz(axis),
+        };
+        return { kind: "constraint", def: { type: { case: "pointOnLine", value } } };
+      }
+      default:
+        return null;
+    }
+  }
+}
