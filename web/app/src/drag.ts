@@ -1,16 +1,18 @@
-// Dragging a body through the API, so every client sees it: a dynamic body
-// is pulled by a temporary spring from its grab point to the cursor (a world
-// point the drag moves with UpdateForce), removed on release; a fixed or
-// kinematic body, which no force moves, is placed at the cursor with
-// UpdateBody. Calls are chained so they reach the server in order, and moves
-// made while a call is in flight collapse into one.
-import { clone } from "@bufbuild/protobuf";
-import { BodyDefSchema, Motion } from "@linkage/proto/body_pb";
-import type { Id } from "@linkage/proto/types_pb";
+// Dragging a body through the API, so every client sees it. A dynamic body is
+// pulled by a spring to a kinematic "cursor" particle that the drag moves
+// with UpdateBody: body positions are in every snapshot, so other clients
+// watch the cursor and the spring move (a spring's own world anchor, changed
+// with UpdateForce, would not reach them). Cursor and spring are made in one
+// atomic batch and go with one RemoveBody on release. A fixed or kinematic
+// body, which no force moves, is itself placed at the cursor. Calls are
+// chained so they reach the server in order, and moves made while a call is
+// in flight collapse into one.
+import { clone, create } from "@bufbuild/protobuf";
+import { BodyDefSchema, BodyKind, Motion, type BodyDef } from "@linkage/proto/body_pb";
 import type { App } from "./app";
 import type { P3 } from "./geometry";
-import { keyId } from "./ids";
-import type { BodyInfo } from "./scene-model";
+import { idKey, keyId } from "./ids";
+import { CURSOR_PREFIX, type BodyInfo } from "./scene-model";
 
 // The spring's natural frequency and damping ratio with the body's mass: stiff
 // enough to follow the hand, damped so it does not ring.
@@ -23,9 +25,11 @@ function xyz(p: P3) {
 
 export class BodyDrag {
   private chain: Promise<unknown> = Promise.resolve();
-  private spring: Id | undefined;
+  // The body the moves place: the cursor particle, or the dragged body itself.
+  private moved: string | undefined;
   private queued = false;
   private ended = false;
+  private readonly cursorName = CURSOR_PREFIX + Math.random().toString(36).slice(2, 10);
   cursor: P3;
 
   constructor(
@@ -35,34 +39,62 @@ export class BodyDrag {
     cursor: P3,
   ) {
     this.cursor = cursor;
-    if (this.pullable) {
-      const world = app.world;
-      this.chain = app
-        .call("drag", () => app.api.force.addForce({ world, force: this.springDef() }))
-        .then((r) => (this.spring = r?.id));
-    } else this.move(cursor);
-  }
-
-  private get pullable(): boolean {
-    return this.body.motion === Motion.DYNAMIC;
-  }
-
-  private springDef() {
-    const m = this.body.mass > 0 ? this.body.mass : 1;
+    if (body.motion !== Motion.DYNAMIC) {
+      this.moved = body.id;
+      this.move(cursor);
+      return;
+    }
+    const world = app.world;
+    const m = body.mass > 0 ? body.mass : 1;
     const w = 2 * Math.PI * FREQUENCY_HZ;
-    return {
-      type: {
-        case: "spring" as const,
-        value: {
-          a: { ref: { case: "id" as const, value: keyId(this.body.id) } },
-          anchorA: xyz(this.grab),
-          anchorB: xyz(this.cursor),
-          stiffness: m * w * w,
-          damping: 2 * m * DAMPING_RATIO * w,
-          restLength: 0,
-        },
-      },
-    };
+    this.chain = app
+      .call("drag", () =>
+        app.api.world.applyBatch({
+          world,
+          commands: [
+            { command: { case: "createBody", value: this.cursorDef() } },
+            {
+              command: {
+                case: "addForce",
+                value: {
+                  type: {
+                    case: "spring",
+                    value: {
+                      a: { ref: { case: "id", value: keyId(body.id) } },
+                      anchorA: xyz(grab),
+                      b: { ref: { case: "name", value: this.cursorName } },
+                      stiffness: m * w * w,
+                      damping: 2 * m * DAMPING_RATIO * w,
+                      restLength: 0,
+                    },
+                  },
+                },
+              },
+            },
+          ],
+        }),
+      )
+      .then((r) => {
+        const id = r?.results[0]?.created;
+        if (id) this.moved = idKey(id);
+      });
+  }
+
+  private cursorDef(): BodyDef {
+    return create(BodyDefSchema, {
+      name: this.cursorName,
+      kind: BodyKind.PARTICLE,
+      motion: Motion.KINEMATIC,
+      mass: 1,
+      position: xyz(this.cursor),
+    });
+  }
+
+  private movedDef(): BodyDef {
+    if (this.moved !== this.body.id) return this.cursorDef();
+    const def = clone(BodyDefSchema, this.body.body.def!);
+    def.position = create(BodyDefSchema, { position: xyz(this.cursor) }).position;
+    return def;
   }
 
   move(cursor: P3): void {
@@ -72,17 +104,10 @@ export class BodyDrag {
     const world = this.app.world;
     this.chain = this.chain.then(async () => {
       this.queued = false;
-      if (this.pullable) {
-        const id = this.spring;
-        if (!id || this.ended) return;
-        await this.app.call("drag", () => this.app.api.force.updateForce({ world, id, force: this.springDef() }));
-      } else {
-        const def = clone(BodyDefSchema, this.body.body.def!);
-        def.position = { $typeName: "linkage.v1.Vec3", ...xyz(this.cursor) };
-        await this.app.call("drag", () =>
-          this.app.api.body.updateBody({ world, body: { ref: { case: "id", value: keyId(this.body.id) } }, def }),
-        );
-      }
+      const id = this.moved;
+      if (!id) return;
+      const def = this.movedDef();
+      await this.app.call("drag", () => this.app.api.body.updateBody({ world, body: { ref: { case: "id", value: keyId(id) } }, def }));
     });
   }
 
@@ -90,8 +115,10 @@ export class BodyDrag {
     this.ended = true;
     const world = this.app.world;
     this.chain = this.chain.then(async () => {
-      const id = this.spring;
-      if (id) await this.app.call("release", () => this.app.api.force.removeForce({ world, id }));
+      const id = this.moved;
+      if (id && id !== this.body.id) {
+        await this.app.call("release", () => this.app.api.body.removeBody({ world, body: { ref: { case: "id", value: keyId(id) } } }));
+      }
     });
   }
 }

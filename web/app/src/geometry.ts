@@ -1,6 +1,7 @@
 // Where things are in a pose: body frames to world points and back (in 2D
 // p = x + R(θ) r; 3D bodies are particles, so r is only an offset), and the
 // extent of a scene for the camera.
+import type { Vec3 } from "@linkage/proto/types_pb";
 import type { Key } from "./ids";
 import { emptyBounds, extend, type Bounds } from "./camera2d";
 import { vec, type BodyInfo, type Pose, type SceneModel } from "./scene-model";
@@ -75,6 +76,9 @@ export function bodyRadius(b: BodyInfo): number {
   }
 }
 
+// Constraint types whose `a` end may be a world point, `anchor_a`.
+const ANCHORED = new Set(["distance", "rope", "pin", "pointOnLine", "pointOnCircle", "pointOnPlane", "weld"]);
+
 // What the camera should frame: every body, and the circle each mechanism
 // hung from a world point can swing through (a chain let go horizontally
 // ends up hanging below its pivot).
@@ -83,7 +87,7 @@ export function sceneBounds(model: SceneModel, pose: Pose): Bounds {
   for (const id of pose.ids) {
     const p = bodyPosition(pose, id)!;
     const info = model.bodies.get(id);
-    extend(b, p[0], p[1], info ? bodyRadius(info) : 0);
+    if (!info?.cursor) extend(b, p[0], p[1], info ? bodyRadius(info) : 0);
   }
   const links = new Map<Key, Key[]>();
   for (const c of model.constraints.values()) {
@@ -92,8 +96,9 @@ export function sceneBounds(model: SceneModel, pose: Pose): Bounds {
   }
   for (const c of model.constraints.values()) {
     const t = c.def.type;
-    if (c.bodies[0] !== null || !t.value || !("anchorA" in t.value)) continue;
-    const anchor = vec(t.value.anchorA);
+    if (c.bodies[0] !== null || !ANCHORED.has(t.case ?? "")) continue;
+    // Unset in the message when it is the origin.
+    const anchor = vec((t.value as { anchorA?: Vec3 }).anchorA);
     let reach = 0;
     const seen = new Set<Key>();
     const queue = c.bodies.filter((k): k is Key => k !== null);

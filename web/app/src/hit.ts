@@ -57,7 +57,8 @@ export function pickBody(model: SceneModel, pose: Pose, p: P3, tol: number): Key
   let bestDistance = Infinity;
   for (const id of pose.ids) {
     const info = model.bodies.get(id);
-    if (!info) continue;
+    // Someone's drag cursor is theirs to move.
+    if (!info || info.cursor) continue;
     const d = bodyDistance(info, pose, p);
     if (d > tol) continue;
     const size = bodyRadius(info);

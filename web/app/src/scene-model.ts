@@ -16,9 +16,14 @@ export type Shape =
   | { kind: "polygon"; vertices: [number, number][] }
   | { kind: "none" };
 
+// Drag cursors (kinematic particles a viewer moves under the mouse) are
+// named with this prefix, so every viewer can draw them as cursors.
+export const CURSOR_PREFIX = "drag-cursor-";
+
 export interface BodyInfo {
   id: Key;
   name: string;
+  cursor: boolean;
   rigid: boolean;
   motion: Motion;
   shape: Shape;
@@ -124,6 +129,7 @@ function bodyInfo(body: Body): BodyInfo {
   return {
     id: idKey(body.id),
     name: def?.name ?? "",
+    cursor: (def?.name ?? "").startsWith(CURSOR_PREFIX),
     rigid: def?.kind === BodyKind.RIGID,
     // Unspecified motion means dynamic, as in the proto.
     motion: def?.motion === Motion.UNSPECIFIED || def === undefined ? Motion.DYNAMIC : def.motion,

@@ -64,6 +64,8 @@ export class Tools implements ToolFeedback {
     stage.addEventListener("pointerup", (e) => this.up(e), { capture: true });
     stage.addEventListener("pointercancel", () => this.finish(), { capture: true });
     stage.addEventListener("contextmenu", (e) => e.preventDefault());
+    // A drag left open would leave its cursor and spring in the world.
+    window.addEventListener("pagehide", () => this.finish());
     this.setTool("drag");
   }
 
@@ -83,10 +85,6 @@ export class Tools implements ToolFeedback {
   overlays(): Overlay[] {
     const g = this.gesture;
     if (g?.kind === "impulse") return [{ kind: "arrow", from: g.from, to: g.to }];
-    if (g?.kind === "drag" && this.app.shown) {
-      const from = toWorld(this.app.shown, g.drag.body.id, g.drag.grab);
-      return [{ kind: "line", from, to: g.drag.cursor }];
-    }
     if (this.first && this.cursor) return [{ kind: "line", from: this.anchorPoint(this.first), to: this.cursor }];
     return [];
   }

@@ -165,6 +165,17 @@ export class View2D implements View {
     const fixed = motion === Motion.FIXED;
     const shape = info?.shape ?? { kind: "none" as const };
 
+    if (info?.cursor) {
+      // Another viewer's (or this one's) drag cursor: a hollow crosshair.
+      ctx.beginPath();
+      ctx.arc(c.x, c.y, 6, 0, 2 * Math.PI);
+      ctx.moveTo(c.x - 10, c.y);
+      ctx.lineTo(c.x + 10, c.y);
+      ctx.moveTo(c.x, c.y - 10);
+      ctx.lineTo(c.x, c.y + 10);
+      this.outline(PALETTE.spring, 1.5);
+      return;
+    }
     if (!info?.rigid || shape.kind === "none") {
       const r = Math.max(3, shape.kind === "disk" ? shape.radius * scale : 0);
       ctx.beginPath();

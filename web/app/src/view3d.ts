@@ -223,7 +223,7 @@ export class View3D implements View {
       const rgb =
         s.selected?.kind === "body" && s.selected.id === id ? SELECTED
         : (s.hover?.kind === "body" && s.hover.id === id) || s.highlight.includes(id) ? HOVER
-        : info?.motion === Motion.FIXED ? FIXED : DYNAMIC;
+        : info?.cursor ? SPRING : info?.motion === Motion.FIXED ? FIXED : DYNAMIC;
       this.bodies!.setColorAt(i, color.setRGB(...rgb));
     });
     this.bodies.instanceMatrix.needsUpdate = true;

@@ -38,10 +38,10 @@ export function distance(id: Id, name: string, a: Id | null, b: Id, anchorA = { 
   });
 }
 
-export function pin(id: Id, a: Id, b: Id) {
+export function pin(id: Id, a: Id | null, b: Id) {
   return create(ConstraintSchema, {
     id,
-    def: { type: { case: "pin", value: { a: { ref: { case: "id", value: a } }, b: { ref: { case: "id", value: b } } } } },
+    def: { type: { case: "pin", value: { a: a ? { ref: { case: "id", value: a } } : undefined, b: { ref: { case: "id", value: b } } } } },
   });
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sceneBounds, toLocal, toWorld, unrotate, rotate } from "../src/geometry";
 import { SceneModel } from "../src/scene-model";
-import { body, distance, snapshot } from "./fixtures";
+import { body, distance, pin, snapshot } from "./fixtures";
 
 describe("body frames", () => {
   const m = new SceneModel();
@@ -41,5 +41,15 @@ describe("sceneBounds", () => {
       },
     }), 0);
     expect(sceneBounds(m, f)).toEqual({ minX: -2, minY: -2, maxX: 2, maxY: 2 });
+  });
+
+  it("finds the pivot of a pin whose world anchor is the origin (left unset)", () => {
+    const m = new SceneModel();
+    const A = { index: 0, generation: 1 };
+    const f = m.apply(snapshot({
+      bodyIndex: [0], bodyGeneration: [1], position: [3, 4], angle: [0],
+      changes: { full: true, addedBodies: [body(A, "bob")], addedConstraints: [pin({ index: 0, generation: 1 }, null, A)] },
+    }), 0);
+    expect(sceneBounds(m, f)).toEqual({ minX: -5, minY: -5, maxX: 5, maxY: 5 });
   });
 });
