@@ -11,7 +11,7 @@ import { SceneModel, type Frame, type Pose } from "./scene-model";
 import { WorldStream, type StreamState } from "./stream";
 import type { Overlay, View } from "./view";
 import { View2D } from "./view2d";
-import { View3D } from "./view3d";
+import type { View3D } from "./view3d";
 
 // What the active tool adds to the picture.
 export interface ToolFeedback {
@@ -30,7 +30,6 @@ export class App {
   readonly playback = new Playback();
   view: View;
   world = "";
-  ready = false;
   selected: Target | null = null;
   hover: Target | null = null;
   colorMode: ColorMode = "force";
@@ -42,6 +41,8 @@ export class App {
   private stream: WorldStream | null = null;
   private needsFit = true;
   private statusAt = 0;
+  private view3d: Promise<typeof View3D> | null = null;
+  private View3D: typeof View3D | null = null;
 
   constructor(
     readonly api: Api,
@@ -55,6 +56,13 @@ export class App {
 
   get latest(): Frame | null {
     return this.playback.latest;
+  }
+
+  // A snapshot is in, and the view that draws it (and maps the hook's
+  // toScreen) is the one for its dimension.
+  get ready(): boolean {
+    const f = this.playback.latest;
+    return f !== null && f.dimension === this.view.dimension;
   }
 
   canvas(): HTMLCanvasElement {
@@ -92,7 +100,6 @@ export class App {
   private switchTo(world: string): void {
     this.stream?.stop();
     this.world = world;
-    this.ready = false;
     this.selected = null;
     this.hover = null;
     this.model.clear();
@@ -110,7 +117,6 @@ export class App {
         const frame = this.model.apply(s, performance.now());
         this.playback.push(frame);
         this.plots.push(frame);
-        this.ready = true;
       },
       state: (state, detail) => this.streamState(state, detail),
       gone: (name) => {
@@ -131,8 +137,18 @@ export class App {
     this.needsFit = true;
   }
 
-  private ensureView(dimension: number): void {
-    if (dimension === this.view.dimension) return;
+  // Swaps in the view a world's dimension needs; three.js is fetched only
+  // when a 3D world is first shown, so 2D viewing does not pay for it.
+  private ensureView(dimension: number): boolean {
+    if (dimension === this.view.dimension) return true;
+    if (dimension === 3 && !this.view3d) {
+      this.view3d = import("./view3d").then((m) => m.View3D);
+      this.view3d.catch((err) => this.messages.error(err, "loading the 3D view"));
+    }
+    if (dimension === 3 && !this.View3D) {
+      void this.view3d!.then((V) => (this.View3D = V));
+      return false;
+    }
     this.view.dispose();
     // A canvas keeps the first kind of context it was asked for, so the 2D
     // and WebGL views each get a fresh one under the same test id.
@@ -141,15 +157,16 @@ export class App {
     fresh.id = old.id;
     fresh.dataset.testid = "view";
     old.replaceWith(fresh);
-    this.view = dimension === 3 ? new View3D(fresh) : new View2D(fresh);
+    this.view = dimension === 3 ? new this.View3D!(fresh) : new View2D(fresh);
     this.needsFit = true;
+    return true;
   }
 
   private animate = (): void => {
     requestAnimationFrame(this.animate);
     const frame = this.playback.latest;
     if (!frame) return;
-    this.ensureView(frame.dimension);
+    if (!this.ensureView(frame.dimension)) return;
     const pose = this.playback.pose(performance.now())!;
     if (this.needsFit && pose.ids.length) {
       this.view.fit(this.model, pose);

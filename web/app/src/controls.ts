@@ -23,7 +23,7 @@ export class Controls {
   private readonly worldSelect = $<HTMLSelectElement>("world-select");
   private readonly sceneSelect = $<HTMLSelectElement>("scene-select");
 
-  constructor(private readonly app: App, stage: HTMLElement) {
+  constructor(private readonly app: App, stage: HTMLElement, private readonly initialScene: string | null) {
     this.tools = new Tools(app, stage, $("tool-hint"), (tool) => this.showTool(tool));
     app.tool = this.tools;
     this.settings = new SettingsPanel(app, $("settings"));
@@ -71,6 +71,7 @@ export class Controls {
     });
     try {
       for (const stem of await sceneStems()) this.sceneSelect.append(new Option(stem, stem));
+      if (this.initialScene) this.sceneSelect.value = this.initialScene;
     } catch (err) {
       this.app.messages.error(err, "scene list");
     }

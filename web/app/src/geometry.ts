@@ -3,7 +3,8 @@
 // extent of a scene for the camera.
 import type { Vec3 } from "@linkage/proto/types_pb";
 import type { Key } from "./ids";
-import { emptyBounds, extend, type Bounds } from "./camera2d";
+import { Motion } from "@linkage/proto/body_pb";
+import type { Bounds } from "./camera2d";
 import { vec, type BodyInfo, type Pose, type SceneModel } from "./scene-model";
 
 export type P3 = [number, number, number];
@@ -79,56 +80,77 @@ export function bodyRadius(b: BodyInfo): number {
 // Constraint types whose `a` end may be a world point, `anchor_a`.
 const ANCHORED = new Set(["distance", "rope", "pin", "pointOnLine", "pointOnCircle", "pointOnPlane", "weld"]);
 
-// What the camera should frame: every body, and the circle each mechanism
-// hung from a world point can swing through (a chain let go horizontally
-// ends up hanging below its pivot).
-export function sceneBounds(model: SceneModel, pose: Pose): Bounds {
-  const b = emptyBounds();
-  for (const id of pose.ids) {
-    const p = bodyPosition(pose, id)!;
-    const info = model.bodies.get(id);
-    if (!info?.cursor) extend(b, p[0], p[1], info ? bodyRadius(info) : 0);
-  }
-  const links = new Map<Key, Key[]>();
-  for (const c of model.constraints.values()) {
-    const ends = c.bodies.filter((k): k is Key => k !== null);
-    for (const k of ends) links.set(k, [...(links.get(k) ?? []), ...ends.filter((o) => o !== k)]);
-  }
-  for (const c of model.constraints.values()) {
-    const t = c.def.type;
-    if (c.bodies[0] !== null || !ANCHORED.has(t.case ?? "")) continue;
-    // Unset in the message when it is the origin.
-    const anchor = vec((t.value as { anchorA?: Vec3 }).anchorA);
-    let reach = 0;
-    const seen = new Set<Key>();
-    const queue = c.bodies.filter((k): k is Key => k !== null);
-    while (queue.length) {
-      const k = queue.pop()!;
-      if (seen.has(k)) continue;
-      seen.add(k);
-      const p = bodyPosition(pose, k);
-      const info = model.bodies.get(k);
-      if (p) reach = Math.max(reach, Math.hypot(p[0] - anchor[0], p[1] - anchor[1]) + (info ? bodyRadius(info) : 0));
-      queue.push(...(links.get(k) ?? []));
-    }
-    extend(b, anchor[0], anchor[1], reach);
-  }
-  return b;
-}
-
-// The axis-aligned box around every body, in three dimensions.
-export function sceneBounds3(model: SceneModel, pose: Pose): { min: P3; max: P3 } {
+// What the camera should frame: every body, and for a mechanism hung from a
+// single pivot (a world point or a fixed body: a pendulum, a chain, a bead on
+// a wire) the sphere it can swing through, so a chain let go sideways still
+// fits once it hangs. Mechanisms held at two or more pivots (a four-bar, a
+// crank and slider) cannot swing away and are framed as they are.
+export function sceneBox(model: SceneModel, pose: Pose): { min: P3; max: P3 } {
   const min: P3 = [Infinity, Infinity, Infinity];
   const max: P3 = [-Infinity, -Infinity, -Infinity];
-  for (const id of pose.ids) {
-    const p = bodyPosition(pose, id)!;
-    const info = model.bodies.get(id);
-    const r = info ? bodyRadius(info) : 0;
+  const extend3 = (p: P3, r: number) => {
     for (let k = 0; k < 3; k++) {
       min[k] = Math.min(min[k], p[k] - r);
       max[k] = Math.max(max[k], p[k] + r);
     }
+  };
+  const size = (k: Key) => {
+    const info = model.bodies.get(k);
+    return info ? bodyRadius(info) : 0;
+  };
+  for (const id of pose.ids) {
+    if (!model.bodies.get(id)?.cursor) extend3(bodyPosition(pose, id)!, size(id));
+  }
+
+  const fixed = (k: Key | null) => k === null || model.bodies.get(k)?.motion === Motion.FIXED;
+  const links = new Map<Key, Key[]>();
+  for (const c of model.constraints.values()) {
+    const ends = c.bodies.filter((k): k is Key => !fixed(k));
+    for (const k of ends) links.set(k, [...(links.get(k) ?? []), ...ends.filter((o) => o !== k)]);
+  }
+  // Connected mechanisms, by the constraints between moving bodies.
+  const component = new Map<Key, Key[]>();
+  for (const start of links.keys()) {
+    if (component.has(start)) continue;
+    const members: Key[] = [];
+    const queue = [start];
+    while (queue.length) {
+      const k = queue.pop()!;
+      if (component.has(k)) continue;
+      component.set(k, members);
+      members.push(k);
+      queue.push(...(links.get(k) ?? []));
+    }
+  }
+  const pivots = new Map<Key[], P3[]>();
+  for (const c of model.constraints.values()) {
+    const a = c.bodies[0];
+    const moving = c.bodies.slice(1).find((k): k is Key => !fixed(k));
+    if (a === undefined || !fixed(a) || !moving) continue;
+    let pivot: P3 | null;
+    if (a !== null) pivot = bodyPosition(pose, a);
+    // A world anchor left unset in the message is the origin.
+    else pivot = ANCHORED.has(c.def.type.case ?? "") ? vec((c.def.type.value as { anchorA?: Vec3 }).anchorA) : null;
+    if (!pivot) continue;
+    extend3(pivot, 0);
+    const members = component.get(moving)!;
+    pivots.set(members, [...(pivots.get(members) ?? []), pivot]);
+  }
+  for (const [members, at] of pivots) {
+    if (at.length !== 1) continue;
+    const pivot = at[0];
+    let reach = 0;
+    for (const k of members) {
+      const p = bodyPosition(pose, k);
+      if (p) reach = Math.max(reach, Math.hypot(p[0] - pivot[0], p[1] - pivot[1], p[2] - pivot[2]) + size(k));
+    }
+    extend3(pivot, reach);
   }
   if (!(max[0] >= min[0])) return { min: [-1, -1, -1], max: [1, 1, 1] };
   return { min, max };
+}
+
+export function sceneBounds(model: SceneModel, pose: Pose): Bounds {
+  const { min, max } = sceneBox(model, pose);
+  return { minX: min[0], minY: min[1], maxX: max[0], maxY: max[1] };
 }

@@ -24,10 +24,9 @@ const app = new App(createApi(), messages, plots, {
   conn: document.getElementById("conn")!,
 });
 installHook(app, plots);
-new Controls(app, stage);
-
 const params = new URLSearchParams(window.location.search);
 const world = params.get("world") || "default";
 const scene = params.get("scene");
+new Controls(app, stage, scene);
 
 void app.open(world, scene ? () => loadScene(app, scene, world) : undefined);

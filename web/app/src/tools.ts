@@ -135,6 +135,13 @@ export class Tools implements ToolFeedback {
   }
 
   private down(e: PointerEvent): void {
+    // A second button pressed mid-gesture ends the gesture; presses on the
+    // message area and other overlays are theirs.
+    if (this.gesture) {
+      this.finish();
+      return;
+    }
+    if (e.target !== this.app.canvas()) return;
     const { x, y } = this.local(e);
     const pose = this.pose();
     const is2d = this.app.view.dimension === 2;
@@ -288,8 +295,11 @@ export class Tools implements ToolFeedback {
     | { kind: "constraint"; def: MessageInitShape<typeof ConstraintDefSchema> }
     | { kind: "force"; def: MessageInitShape<typeof ForceDefSchema> }
     | null {
-    // With the world at one end it goes first: a constraint's `a` may be empty.
-    const [p, q] = a.id === null || b.id !== null ? [a, b] : [b, a];
+    // The world end, if any, goes where the API allows it: a constraint's `a`
+    // may be empty, a spring's `b`.
+    const worldFirst = this.tool !== "spring";
+    const swap = worldFirst ? a.id !== null && b.id === null : a.id === null;
+    const [p, q] = swap ? [b, a] : [a, b];
     const la = xyz(toLocal(pose, p.id, p.point));
     const lb = xyz(toLocal(pose, q.id, q.point));
     switch (this.tool) {

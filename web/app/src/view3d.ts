@@ -6,7 +6,7 @@ import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { magnitude, rampColor, rampPosition } from "./colors";
 import { constraintPrims, springPrims, type Prim } from "./constraint-geometry";
-import { bodyPosition, bodyRadius, sceneBounds3, type P3 } from "./geometry";
+import { bodyPosition, bodyRadius, sceneBox, type P3 } from "./geometry";
 import type { Target } from "./hit";
 import type { Pose, SceneModel } from "./scene-model";
 import type { DrawState, View } from "./view";
@@ -103,7 +103,7 @@ export class View3D implements View {
 
   fit(model: SceneModel, pose: Pose): void {
     this.resize();
-    const b = sceneBounds3(model, pose);
+    const b = sceneBox(model, pose);
     const centre = new THREE.Vector3((b.min[0] + b.max[0]) / 2, (b.min[1] + b.max[1]) / 2, (b.min[2] + b.max[2]) / 2);
     const radius = Math.max(0.5, Math.hypot(b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]) / 2);
     const distance = radius / Math.sin(((this.camera.fov / 2) * Math.PI) / 180) * 1.1;
@@ -114,7 +114,7 @@ export class View3D implements View {
     this.camera.far = distance * 100;
     this.camera.updateProjectionMatrix();
     this.controls.update();
-    this.dotRadius = radius / 60;
+    this.dotRadius = radius / 45;
     this.grid.scale.setScalar(Math.max(0.1, radius / 4));
     this.grid.position.set(centre.x, b.min[1] - radius * 0.05, centre.z);
   }

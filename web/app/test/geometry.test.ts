@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sceneBounds, toLocal, toWorld, unrotate, rotate } from "../src/geometry";
+import { rotate, sceneBounds, sceneBox, toLocal, toWorld, unrotate } from "../src/geometry";
 import { SceneModel } from "../src/scene-model";
 import { body, distance, pin, snapshot } from "./fixtures";
 
@@ -51,5 +51,40 @@ describe("sceneBounds", () => {
       changes: { full: true, addedBodies: [body(A, "bob")], addedConstraints: [pin({ index: 0, generation: 1 }, null, A)] },
     }), 0);
     expect(sceneBounds(m, f)).toEqual({ minX: -5, minY: -5, maxX: 5, maxY: 5 });
+  });
+
+  it("swings a mechanism hung from a fixed body, in 3D too", () => {
+    const m = new SceneModel();
+    const P = { index: 0, generation: 1 };
+    const A = { index: 1, generation: 1 };
+    const f = m.apply(snapshot({
+      dimension: 3,
+      bodyIndex: [0, 1], bodyGeneration: [1, 1], position: [0, 1, 0, 0, 1, 2], angle: [0, 0],
+      changes: {
+        full: true,
+        addedBodies: [body(P, "pivot", { fixed: true }), body(A, "bob")],
+        addedConstraints: [distance({ index: 0, generation: 1 }, "", P, A)],
+      },
+    }), 0);
+    expect(sceneBox(m, f)).toEqual({ min: [-2, -1, -2], max: [2, 3, 2] });
+  });
+
+  it("frames a mechanism held at two pivots as it is", () => {
+    const m = new SceneModel();
+    const A = { index: 0, generation: 1 };
+    const B = { index: 1, generation: 1 };
+    const f = m.apply(snapshot({
+      bodyIndex: [0, 1], bodyGeneration: [1, 1], position: [1, 0, 2, 0], angle: [0, 0],
+      changes: {
+        full: true,
+        addedBodies: [body(A, "a"), body(B, "b")],
+        addedConstraints: [
+          distance({ index: 0, generation: 1 }, "", null, A),
+          distance({ index: 1, generation: 1 }, "", A, B),
+          distance({ index: 2, generation: 1 }, "", null, B, { x: 3, y: 0, z: 0 }),
+        ],
+      },
+    }), 0);
+    expect(sceneBounds(m, f)).toEqual({ minX: 0, minY: 0, maxX: 3, maxY: 0 });
   });
 });
