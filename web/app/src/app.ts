@@ -127,9 +127,12 @@ export class App {
   }
 
   private streamState(state: StreamState, detail?: string): void {
+    // Said once when a live stream drops; the indicator shows the retries.
+    if (state === "retrying" && detail && this.el.conn.classList.contains("live")) {
+      this.messages.info(`stream: ${detail}; reconnecting`);
+    }
     this.el.conn.textContent = state === "retrying" ? "reconnecting…" : state;
     this.el.conn.className = `conn ${state}`;
-    if (state === "retrying" && detail) this.messages.info(`stream: ${detail}; reconnecting`);
   }
 
   // The next frame refits the camera to the scene (a new scene, or F).
@@ -205,12 +208,16 @@ export class App {
       `tick ${f.tick}`,
       `t = ${f.time.toFixed(2)} s`,
       f.paused ? "paused" : "running",
-      `${this.model.bodies.size} bodies`,
-      `${this.model.constraints.size} constraints`,
-      `${this.model.springs.size} springs`,
+      count(this.model.bodies.size, "body", "bodies"),
+      count(this.model.constraints.size, "constraint", "constraints"),
+      count(this.model.springs.size, "spring", "springs"),
     ];
     if (d) parts.push(`step ${(d.stepSeconds * 1000).toFixed(2)} ms`, `max |C| ${d.maxError.toExponential(1)}`);
     if (d && d.rankDeficiency > 0) parts.push(`rank deficiency ${d.rankDeficiency}`);
     return parts.join(" · ");
   }
+}
+
+function count(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
