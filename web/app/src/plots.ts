@@ -111,6 +111,8 @@ export class Plots {
     for (const { plot, chart } of this.charts) {
       const ys = chart.series.map((s) => (chart.log ? b.columns[s.key].map((v) => Math.max(ERROR_FLOOR, v)) : b.columns[s.key]));
       plot.setData([b.time, ...ys]);
+      // Away from the cursor the legend reads the newest values.
+      if (plot.cursor.left == null || plot.cursor.left < 0) plot.setLegend({ idx: b.time.length - 1 });
     }
   }
 
@@ -132,6 +134,7 @@ function seconds(t: number | null, ticks: number[]): string {
 }
 
 function formatValue(v: number, unit: string): string {
-  const text = Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(2) : v.toFixed(3);
+  const a = Math.abs(v);
+  const text = a !== 0 && (a >= 1e4 || a < 1e-2) ? v.toExponential(1) : v.toPrecision(3);
   return unit ? `${text} ${unit}` : text;
 }
