@@ -11,7 +11,7 @@ import { healthHandler } from "./health.js";
 import { requestPath, sendText } from "./respond.js";
 import { scenesHandler, scenesPrefix } from "./scenes.js";
 import { staticHandler } from "./static.js";
-import { connectUpstream, maxMessageBytes } from "./upstream.js";
+import { connectUpstream, maxMessageBytes, type Upstream } from "./upstream.js";
 
 export interface Gateway {
   /** The URL it serves on, once listening. */
@@ -26,8 +26,8 @@ const drainMs = 1000;
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-export async function startGateway(config: Config): Promise<Gateway> {
-  const upstream = connectUpstream(config.upstream);
+/** Serves on config.listen, forwarding to `upstream` (by default linkaged at config.upstream). */
+export async function startGateway(config: Config, upstream: Upstream = connectUpstream(config.upstream)): Promise<Gateway> {
   const shutdown = new AbortController();
   const health = healthHandler(upstream.transport, formatAddress(config.upstream));
   const scenes = scenesHandler(config.scenesDir);
