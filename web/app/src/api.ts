@@ -1,7 +1,10 @@
-// The linkage.v1 services over Connect, on the page's own origin (the
-// gateway serves both the app and the API).
+// The linkage.v1 services over gRPC-Web, on the page's own origin (the
+// gateway serves both the app and the API). gRPC-Web rather than Connect's
+// own protocol: it answers errors with HTTP 200 and a grpc-status, so an
+// expected INVALID_ARGUMENT or NOT_FOUND is shown in the message area
+// without the browser also logging a failed request.
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-web";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { BodyService, ConstraintService, ForceService, WorldService } from "@linkage/proto/service_pb";
 
 export interface Api {
@@ -12,7 +15,7 @@ export interface Api {
 }
 
 export function createApi(baseUrl = window.location.origin): Api {
-  const transport = createConnectTransport({ baseUrl, useBinaryFormat: true });
+  const transport = createGrpcWebTransport({ baseUrl, useBinaryFormat: true });
   return {
     world: createClient(WorldService, transport),
     body: createClient(BodyService, transport),

@@ -1,7 +1,7 @@
 // Entry point: builds the viewer and opens the world the URL names
 // (?world=<name>, default "default"), loading ?scene=<stem> into it first.
 import "./style.css";
-import { createApi, describeError } from "./api";
+import { createApi } from "./api";
 import { App } from "./app";
 import { installHook } from "./automation";
 import { Controls } from "./controls";
@@ -13,7 +13,7 @@ const messages = new Messages(document.getElementById("messages")!);
 // Whatever slips past the calls' own handling is shown, never thrown at the user.
 window.addEventListener("unhandledrejection", (e) => {
   e.preventDefault();
-  messages.info(describeError(e.reason));
+  messages.error(e.reason);
 });
 
 const stage = document.querySelector<HTMLElement>(".stage")!;
