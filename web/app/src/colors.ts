@@ -16,6 +16,14 @@ export function magnitude(rows: RowValues | undefined, mode: ColorMode): number 
   return Math.sqrt(rows.lambda.reduce((s, l) => s + l * l, 0));
 }
 
+// The largest force in a frame: what "force" colours are relative to. A loop,
+// not Math.max(...), which would overflow the stack on a big world.
+export function largestForce(rows: Iterable<RowValues>): number {
+  let max = 0;
+  for (const r of rows) max = Math.max(max, magnitude(r, "force"));
+  return max;
+}
+
 // Where a magnitude sits on the ramp, 0…1. `max` is the frame's largest force.
 export function rampPosition(value: number, mode: ColorMode, max: number): number {
   if (mode === "error") {

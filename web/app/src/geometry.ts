@@ -106,7 +106,11 @@ export function sceneBox(model: SceneModel, pose: Pose): { min: P3; max: P3 } {
   const links = new Map<Key, Key[]>();
   for (const c of model.constraints.values()) {
     const ends = c.bodies.filter((k): k is Key => !fixed(k));
-    for (const k of ends) links.set(k, [...(links.get(k) ?? []), ...ends.filter((o) => o !== k)]);
+    for (const k of ends) {
+      const list = links.get(k) ?? [];
+      links.set(k, list);
+      for (const o of ends) if (o !== k) list.push(o);
+    }
   }
   // Connected mechanisms, by the constraints between moving bodies.
   const component = new Map<Key, Key[]>();
@@ -119,7 +123,7 @@ export function sceneBox(model: SceneModel, pose: Pose): { min: P3; max: P3 } {
       if (component.has(k)) continue;
       component.set(k, members);
       members.push(k);
-      queue.push(...(links.get(k) ?? []));
+      for (const o of links.get(k) ?? []) queue.push(o);
     }
   }
   const pivots = new Map<Key[], P3[]>();

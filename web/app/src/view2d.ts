@@ -2,7 +2,7 @@
 // shapes and rotation, constraints by type and coloured by force or error.
 import { Motion } from "@linkage/proto/body_pb";
 import { Camera2D } from "./camera2d";
-import { magnitude, rampCss, rampPosition } from "./colors";
+import { largestForce, magnitude, rampCss, rampPosition } from "./colors";
 import { constraintPrims, springPrims, type Prim } from "./constraint-geometry";
 import { bodyAngle, bodyPosition, sceneBounds, type P3 } from "./geometry";
 import { pickBody, pickLink, type Target } from "./hit";
@@ -99,7 +99,7 @@ export class View2D implements View {
     this.drawGrid();
 
     const reach = this.reach();
-    const maxForce = Math.max(0, ...[...s.frame.constraints.values()].map((r) => magnitude(r, "force")));
+    const maxForce = largestForce(s.frame.constraints.values());
     const links: { prims: Prim[]; color: string; target: Target }[] = [];
     for (const c of s.model.constraints.values()) {
       const t = rampPosition(magnitude(s.frame.constraints.get(c.id), s.colorMode), s.colorMode, maxForce);

@@ -4,7 +4,7 @@
 import { Motion } from "@linkage/proto/body_pb";
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
-import { magnitude, rampColor, rampPosition } from "./colors";
+import { largestForce, magnitude, rampColor, rampPosition } from "./colors";
 import { constraintPrims, springPrims, type Prim } from "./constraint-geometry";
 import { bodyPosition, bodyRadius, sceneBox, type P3 } from "./geometry";
 import type { Target } from "./hit";
@@ -234,7 +234,7 @@ export class View3D implements View {
   private drawLines(s: DrawState): void {
     const segs: [P3, P3, Rgb][] = [];
     const reach = this.reach();
-    const maxForce = Math.max(0, ...[...s.frame.constraints.values()].map((r) => magnitude(r, "force")));
+    const maxForce = largestForce(s.frame.constraints.values());
     const mark = (kind: string, id: string): Rgb | null =>
       s.selected?.kind === kind && s.selected.id === id ? SELECTED : s.hover?.kind === kind && s.hover.id === id ? HOVER : null;
     for (const c of s.model.constraints.values()) {
