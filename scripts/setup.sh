@@ -15,7 +15,15 @@ packages=(
   libcli11-dev                       # server/: flags
   python3-grpcio python3-protobuf python3-pytest   # client/python: runtime and tests
   python3-yaml curl                  # tests/deploy: manifest checks, the container smoke test
+  chromium                           # web/e2e: the viewer in headless Chromium
 )
+# web/: Node >= 18.14 and npm. Any install on PATH will do (this machine may
+# have a newer Node than Debian's 18); only without one take Debian's.
+node_ok() {
+  command -v npm >/dev/null && command -v node >/dev/null &&
+    node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 18 || (a === 18 && b >= 14) ? 0 : 1)'
+}
+node_ok || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -21,9 +21,12 @@ async function main(): Promise<number> {
     `linkage-gateway serving ${gateway.url} (linkaged at ${formatAddress(config.upstream)}, ` +
       `viewer from ${config.staticDir}, scenes from ${config.scenesDir})`,
   );
+  // The handlers stay: a second signal during shutdown (Ctrl-C reaches a
+  // whole process group, scripts/run.sh then sends SIGTERM) must not kill
+  // the process before its streams are ended.
   const signal = await new Promise<NodeJS.Signals>((stop) => {
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
   });
   console.log(`linkage-gateway: ${signal}, ending streams and shutting down`);
   await gateway.close();
