@@ -192,13 +192,36 @@ export class App {
     const now = performance.now();
     if (now - this.statusAt > 200) {
       this.statusAt = now;
-      this.el.status.textContent = this.statusText(frame);
+      const selected = this.selectionText(frame);
+      this.el.status.textContent = this.statusText(frame) + (selected ? "\n" + selected : "");
     }
   };
 
   private exists(t: Target): boolean {
     const m = this.model;
     return (t.kind === "body" ? m.bodies : t.kind === "constraint" ? m.constraints : m.springs).has(t.id);
+  }
+
+  // What the selection is, and for a constraint its current λ and error.
+  private selectionText(f: Frame): string {
+    const t = this.selected;
+    if (!t) return "";
+    const m = this.model;
+    if (t.kind === "body") {
+      const b = m.bodies.get(t.id);
+      return b ? `selected body ${t.id}${b.name ? ` "${b.name}"` : ""}, ${b.mass.toPrecision(3)} kg` : "";
+    }
+    if (t.kind === "spring") {
+      const sp = m.springs.get(t.id)?.spring;
+      return sp ? `selected spring ${t.id}, k = ${sp.stiffness ?? 100} N/m, c = ${sp.damping} N·s/m` : "";
+    }
+    const c = m.constraints.get(t.id);
+    if (!c) return "";
+    const rows = f.constraints.get(t.id);
+    const values = rows
+      ? `, λ = [${rows.lambda.map((v) => v.toPrecision(3)).join(", ")}], C = [${rows.error.map((v) => v.toExponential(1)).join(", ")}]`
+      : "";
+    return `selected ${c.type} ${t.id}${c.name ? ` "${c.name}"` : ""}${values}`;
   }
 
   private statusText(f: Frame): string {

@@ -1,6 +1,7 @@
 // The sidebar: worlds, scenes, time, tools, colours, and the keyboard
 // shortcuts that mirror them.
 import type { World } from "@linkage/proto/world_pb";
+import { Code, errorCode } from "./api";
 import type { App } from "./app";
 import { ERROR_CEIL, ERROR_FLOOR, RAMP, type ColorMode } from "./colors";
 import { loadScene, saveScene, sceneStems } from "./scenes";
@@ -39,6 +40,7 @@ export class Controls {
 
   private bindWorlds(): void {
     this.worldSelect.addEventListener("change", () => void this.app.open(this.worldSelect.value));
+    this.worldSelect.addEventListener("focus", () => void this.poll());
     const name = $<HTMLInputElement>("world-name");
     const create = async () => {
       const world = name.value.trim();
@@ -47,10 +49,15 @@ export class Controls {
         return;
       }
       const dimension = $<HTMLInputElement>("world-3d").checked ? 3 : 2;
-      const made = await this.app.call("create world", () =>
-        this.app.api.world.createWorld({ name: world, settings: { dimension } }),
-      );
-      if (!made) return;
+      try {
+        await this.app.api.world.createWorld({ name: world, settings: { dimension } });
+      } catch (err) {
+        if (errorCode(err) !== Code.AlreadyExists) {
+          this.app.messages.error(err, "create world");
+          return;
+        }
+        this.app.messages.info(`world ${world} already exists; opened it`);
+      }
       name.value = "";
       await this.app.open(world);
     };

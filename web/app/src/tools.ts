@@ -216,7 +216,16 @@ export class Tools implements ToolFeedback {
     }
     this.cursor = this.worldAt(x, y, this.first ? this.anchorPoint(this.first) : undefined);
     // Hovering only when no button is down keeps the 3D orbit cheap.
-    if (e.buttons === 0) this.app.hover = this.pickAt(x, y);
+    if (e.buttons === 0) {
+      this.app.hover = this.pickAt(x, y);
+      this.app.canvas().style.cursor = this.cursorFor(this.app.hover);
+    }
+  }
+
+  private cursorFor(hover: Target | null): string {
+    if (this.tool === "select") return hover ? "pointer" : "default";
+    if (this.tool === "drag" || this.tool === "impulse") return hover?.kind === "body" ? "grab" : "default";
+    return "crosshair";
   }
 
   private up(e: PointerEvent): void {
