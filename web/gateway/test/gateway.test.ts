@@ -210,12 +210,12 @@ describe("bad input", () => {
 
     const malformed = await post("/linkage.v1.WorldService/GetWorld", '{"world":');
     expect(malformed.status).toBe(400);
-    expect((await malformed.json()).code).toBe("invalid_argument");
+    expect(await errorCode(malformed)).toBe("invalid_argument");
     const wrongType = await post("/linkage.v1.WorldService/GetWorld", '{"world": 7}');
-    expect((await wrongType.json()).code).toBe("invalid_argument");
+    expect(await errorCode(wrongType)).toBe("invalid_argument");
     // Connect, like gRPC, calls a request it cannot unmarshal INTERNAL.
     const garbage = await post("/linkage.v1.WorldService/GetWorld", "\xff\xfe\x01", "application/proto");
-    expect((await garbage.json()).code).toBe("internal");
+    expect(await errorCode(garbage)).toBe("internal");
     expect((await post("/linkage.v1.WorldService/NoSuchMethod", "{}")).status).toBe(404);
     expect((await post("/linkage.v1.NoService/GetWorld", "{}")).status).toBe(404);
     expect((await post("/linkage.v1.WorldService/GetWorld", "{}", "text/plain")).status).toBe(415);
@@ -226,3 +226,8 @@ describe("bad input", () => {
     expect((await fetch(url("/healthz"))).status).toBe(200);
   });
 });
+
+// The code of a Connect unary error response: {"code": "...", "message": "..."}.
+async function errorCode(response: Response): Promise<string> {
+  return ((await response.json()) as { code: string }).code;
+}

@@ -1,0 +1,173 @@
+// The viewer end to end: headless Chromium on the gateway's page, in front
+// of a real linkaged with the demo scene in "default". What the page shows
+// is read through window.linkage and the canvas; what the server holds is
+// read with a gRPC client of its own.
+import { mkdir, readFile, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { Motion } from "@linkage/proto/body_pb";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
+import { direct, type Clients } from "../gateway/test/clients.js";
+import { repo, startGatewayProcess, startLinkaged, type RunningGateway, type RunningLinkaged } from "../gateway/test/processes.js";
+import { launchChromium, type Browser } from "./browser.js";
+import "./hook.js";
+
+const artifacts = resolve(repo, process.env.LINKAGE_ARTIFACTS ?? join("build", "web-artifacts"));
+
+let linkaged: RunningLinkaged;
+let gateway: RunningGateway;
+let browser: Browser;
+let server: Clients;
+
+beforeAll(async () => {
+  await mkdir(artifacts, { recursive: true });
+  linkaged = await startLinkaged(["--scene", join(repo, "scenes", "demo.json")]);
+  gateway = await startGatewayProcess(linkaged.address);
+  browser = await launchChromium();
+  server = direct(linkaged.address);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  expect(await gateway?.stop()).toBe(0);
+  expect(await linkaged?.stop()).toBe(0);
+});
+
+/** Opens the viewer at `query` and waits for its first snapshot. */
+async function open(query: string): Promise<Page> {
+  const page = await browser.context.newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  onTestFailed(async () => {
+    const name = query.replace(/\W+/g, "_");
+    await page.screenshot({ path: join(artifacts, `failed${name}.png`) }).catch(() => {});
+    console.error(`${query}:\n${problems.join("\n")}\nstatus: ${await status(page)}`);
+  });
+  await page.goto(new URL(query, gateway.url).toString());
+  await page.waitForFunction(() => window.linkage?.ready === true);
+  return page;
+}
+
+function status(page: Page): Promise<string> {
+  return page
+    .locator("[data-testid=status]")
+    .innerText()
+    .catch(() => "(none)");
+}
+
+const byName = { ref: { case: "name" as const, value: "" } };
+const ref = (name: string) => ({ ref: { ...byName.ref, value: name } });
+
+describe("the viewer", () => {
+  it("loads a scene from the URL and draws it moving", async () => {
+    const page = await open("/?world=e2e-scene&scene=double_pendulum");
+    const scene = JSON.parse(await readFile(join(repo, "scenes", "double_pendulum.json"), "utf8"));
+    const names: string[] = scene.bodies.map((b: { name: string }) => b.name);
+    await page.waitForFunction((n) => window.linkage.bodies().length === n, names.length);
+    expect((await page.evaluate(() => window.linkage.bodies())).map((b) => b.name).sort()).toEqual([...names].sort());
+    expect((await server.world.getWorld({ world: "e2e-scene" })).world?.bodyCount).toBe(names.length);
+
+    const view = page.locator("[data-testid=view]");
+    const tick = await page.evaluate(() => window.linkage.tick);
+    const before = await view.screenshot();
+    await page.waitForFunction((t) => window.linkage.tick > t + 20, tick);
+    const after = await view.screenshot();
+    expect(before.equals(after)).toBe(false);
+    await page.close();
+  });
+
+  it("shows the demo scene (saved as a PNG artefact)", async () => {
+    const page = await open("/?world=default");
+    await page.waitForFunction(() => window.linkage.bodies().length >= 20 && window.linkage.plotSamples() > 120);
+    const path = join(artifacts, "demo.png");
+    await page.screenshot({ path });
+    expect((await stat(path)).size).toBeGreaterThan(20_000);
+    await page.close();
+  });
+
+  it("drags a body with the mouse, and the server moves it", async () => {
+    const world = "e2e-drag";
+    await server.world.createWorld({ name: world });
+    await server.body.createBody({ world, body: { name: "pivot", motion: Motion.FIXED, position: { x: 0, y: 0 } } });
+    await server.body.createBody({ world, body: { name: "bob", mass: 1, position: { x: 0, y: -1 } } });
+    await server.constraint.addConstraint({
+      world,
+      constraint: { name: "rod", type: { case: "distance", value: { a: ref("pivot"), b: ref("bob") } } },
+    });
+    const page = await open(`/?world=${world}`);
+    await page.waitForFunction(() => window.linkage.bodies().length === 2);
+
+    // The bob hangs at rest below its pivot; pull it out to the right.
+    const from = await page.evaluate(() => window.linkage.toScreen(0, -1));
+    const to = await page.evaluate(() => window.linkage.toScreen(0.8, -0.6));
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    await page.mouse.move(to.x, to.y, { steps: 10 });
+    await expect.poll(async () => (await bobPosition()).x, { timeout: 10_000 }).toBeGreaterThan(0.5);
+    await page.mouse.up();
+
+    // Released, whatever the drag added to the world is gone again.
+    await expect.poll(async () => (await server.body.listBodies({ world })).bodies.length, { timeout: 5000 }).toBe(2);
+    expect((await server.force.listForces({ world })).forces).toEqual([]);
+    await page.close();
+
+    async function bobPosition() {
+      const { body } = await server.body.getBody({ world, body: ref("bob") });
+      return body!.def!.position!;
+    }
+  });
+
+  it("adds a rod in one page that a second page on the same world shows", async () => {
+    const world = "e2e-rod";
+    await server.world.createWorld({ name: world, paused: true });
+    await server.body.createBodies({
+      world,
+      bodies: [
+        { name: "left", mass: 1, position: { x: -1, y: 0 } },
+        { name: "right", mass: 1, position: { x: 1, y: 0.5 } },
+      ],
+    });
+    const editor = await open(`/?world=${world}`);
+    const watcher = await open(`/?world=${world}`);
+    await editor.waitForFunction(() => window.linkage.bodies().length === 2);
+    expect(await watcher.evaluate(() => window.linkage.constraints())).toEqual([]);
+
+    await editor.locator("[data-testid=tool-rod]").click();
+    for (const [x, y] of [
+      [-1, 0],
+      [1, 0.5],
+    ]) {
+      const at = await editor.evaluate(([x, y]) => window.linkage.toScreen(x, y), [x, y]);
+      await editor.mouse.click(at.x, at.y);
+    }
+
+    await watcher.waitForFunction(() => window.linkage.constraints().length === 1);
+    const [rod] = await watcher.evaluate(() => window.linkage.constraints());
+    const bodies = await watcher.evaluate(() => window.linkage.bodies());
+    expect(rod.type).toBe("distance");
+    expect(new Set(rod.bodies)).toEqual(new Set(bodies.map((b) => b.id)));
+    const [onServer] = (await server.constraint.listConstraints({ world })).constraints;
+    const distance = onServer.def?.type.case === "distance" ? onServer.def.type.value : undefined;
+    expect(distance?.length).toBeCloseTo(Math.hypot(2, 0.5), 6);
+    await editor.close();
+    await watcher.close();
+  });
+
+  it("stops plotting while paused", async () => {
+    const page = await open("/?world=e2e-pause&scene=pendulum");
+    await page.waitForFunction(() => window.linkage.plotSamples() > 10);
+    await page.locator("[data-testid=pause]").click();
+    await page.waitForFunction(() => window.linkage.paused);
+    expect((await server.world.getWorld({ world: "e2e-pause" })).world?.paused).toBe(true);
+    const samples = await page.evaluate(() => window.linkage.plotSamples());
+    await page.waitForTimeout(1000);
+    expect(await page.evaluate(() => window.linkage.plotSamples())).toBe(samples);
+
+    await page.locator("[data-testid=resume]").click();
+    await page.waitForFunction((n) => window.linkage.plotSamples() > n + 10, samples);
+    await page.close();
+  });
+});
