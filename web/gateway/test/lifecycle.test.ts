@@ -52,12 +52,19 @@ describe("the program", () => {
     expect((await get("/%E0%A4%A")).status).toBe(400);
   });
 
-  it("is healthy while linkaged answers, and says so when it does not", async () => {
+  it("is healthy while linkaged answers, and says so (and calls fail UNAVAILABLE) when it does not", async () => {
     expect((await get("/healthz")).status).toBe(200);
     await linkaged.stop();
     const down = await get("/healthz");
     expect(down.status).toBe(503);
     expect(await down.text()).toMatch(/^linkaged at 127\.0\.0\.1:\d+ does not answer: \[unavailable\]/);
+    const call = await clientsOf(browserProtocols.connect(gateway.url))
+      .world.listWorlds({})
+      .then(
+        () => undefined,
+        (reason: unknown) => ConnectError.from(reason),
+      );
+    expect(call?.code).toBe(Code.Unavailable);
   });
 });
 
