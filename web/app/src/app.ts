@@ -171,7 +171,9 @@ export class App {
     if (!frame) return;
     if (!this.ensureView(frame.dimension)) return;
     const pose = this.playback.pose(performance.now())!;
-    if (this.needsFit && pose.ids.length) {
+    // An empty world is framed at once too, so bodies added to it later
+    // appear where the user clicked rather than moving the camera.
+    if (this.needsFit) {
       this.view.fit(this.model, pose);
       this.needsFit = false;
     }

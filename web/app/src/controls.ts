@@ -12,7 +12,7 @@ import { Tools, type ToolName } from "./tools";
 // by other clients (the stream carries state, not settings).
 const POLL_MS = 2000;
 
-const KEYS: Record<string, ToolName> = { d: "drag", s: "select", i: "impulse", r: "rod", p: "pin", k: "spring", l: "slider" };
+const KEYS: Record<string, ToolName> = { d: "drag", s: "select", i: "impulse", r: "rod", p: "pin", k: "spring", l: "slider", b: "body" };
 
 function $<T extends HTMLElement>(id: string): T {
   return document.getElementById(id) as T;

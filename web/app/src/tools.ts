@@ -4,6 +4,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ConstraintDefSchema } from "@linkage/proto/constraint_pb";
 import type { ForceDefSchema } from "@linkage/proto/force_pb";
+import { BodyKind, Motion } from "@linkage/proto/body_pb";
 import type { App, ToolFeedback } from "./app";
 import { BodyDrag } from "./drag";
 import { bodyPosition, toLocal, toWorld, unrotate, type P3 } from "./geometry";
@@ -12,7 +13,7 @@ import { keyId, type Key } from "./ids";
 import type { Pose } from "./scene-model";
 import type { Overlay } from "./view";
 
-export const TOOLS = ["drag", "select", "impulse", "rod", "pin", "spring", "slider"] as const;
+export const TOOLS = ["drag", "select", "impulse", "rod", "pin", "spring", "slider", "body"] as const;
 export type ToolName = (typeof TOOLS)[number];
 
 // Δv per metre of the arrow drawn with the impulse tool.
@@ -28,7 +29,11 @@ const HINTS: Record<ToolName, string> = {
   pin: "Click a body where the pin goes, then the other body, or empty space to pin it to the world.",
   spring: "Click a body, then another, or empty space for the world: a spring (k, c below) at its current length.",
   slider: "Click where the line starts (a body, or empty space for the world), then the body that slides along it.",
+  body: "Click empty space to add a body there (a disk in 2D, a particle in 3D); Shift-click for a fixed one.",
 };
+
+// New bodies are this many pixels across at the current zoom.
+const NEW_BODY_PX = 14;
 
 type Pick = { id: Key | null; point: P3 };
 
@@ -181,6 +186,11 @@ export class Tools implements ToolFeedback {
           return;
         }
         break;
+      case "body":
+        if (body) break;
+        this.claim(e);
+        void this.addBody(point, e.shiftKey);
+        return;
       default: {
         if (!body && !this.first && this.tool !== "slider") break;
         this.claim(e);
@@ -220,6 +230,24 @@ export class Tools implements ToolFeedback {
       this.app.hover = this.pickAt(x, y);
       this.app.canvas().style.cursor = this.cursorFor(this.app.hover);
     }
+  }
+
+  private async addBody(at: P3, fixed: boolean): Promise<void> {
+    const view = this.app.view;
+    const a = view.toScreen(at);
+    const edge = view.toWorld(a.x + NEW_BODY_PX, a.y, at);
+    const r = Number(Math.max(1e-3, Math.hypot(edge[0] - at[0], edge[1] - at[1], edge[2] - at[2])).toPrecision(1));
+    const flat = view.dimension === 2;
+    const world = this.app.world;
+    const def = {
+      kind: flat ? BodyKind.RIGID : BodyKind.PARTICLE,
+      motion: fixed ? Motion.FIXED : Motion.DYNAMIC,
+      position: xyz(at),
+      shape: { shape: { case: "disk" as const, value: { radius: r } } },
+      // A particle's mass is not taken from its shape: give it one.
+      mass: flat ? 0 : 1,
+    };
+    await this.app.call("add body", () => this.app.api.body.createBody({ world, body: def }));
   }
 
   private cursorFor(hover: Target | null): string {
