@@ -1,15 +1,13 @@
 // The mouse tools. Everything they change goes through the API, so every
 // client watching the world sees it on its next frame. Two-body tools take
 // two clicks: a body, then another body or empty space (the world).
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { ConstraintDefSchema } from "@linkage/proto/constraint_pb";
-import type { ForceDefSchema } from "@linkage/proto/force_pb";
 import { BodyKind, Motion } from "@linkage/proto/body_pb";
 import type { App, ToolFeedback } from "./app";
 import { BodyDrag } from "./drag";
-import { bodyPosition, toLocal, toWorld, unrotate, type P3 } from "./geometry";
+import { bodyPosition, toLocal, toWorld, type P3 } from "./geometry";
 import type { Target } from "./hit";
 import { keyId, type Key } from "./ids";
+import { linkDef, ref, xyz, type LinkTool, type Pick } from "./links";
 import type { Pose } from "./scene-model";
 import type { Overlay } from "./view";
 
@@ -35,20 +33,12 @@ const HINTS: Record<ToolName, string> = {
 // New bodies are this many pixels across at the current zoom.
 const NEW_BODY_PX = 14;
 
-type Pick = { id: Key | null; point: P3 };
 
 type Gesture =
   | { kind: "pan"; x: number; y: number }
   | { kind: "drag"; drag: BodyDrag }
   | { kind: "impulse"; body: Key; grab: P3; from: P3; to: P3 };
 
-function ref(id: Key | null) {
-  return id ? { ref: { case: "id" as const, value: keyId(id) } } : undefined;
-}
-
-function xyz(p: P3) {
-  return { x: p[0], y: p[1], z: p[2] };
-}
 
 export class Tools implements ToolFeedback {
   tool: ToolName = "drag";
@@ -312,12 +302,15 @@ export class Tools implements ToolFeedback {
     }
     const first = { id: this.first.id, point: this.anchorPoint(this.first) };
     this.cancel();
-    if (first.id !== null && first.id === snapped.id) {
-      this.app.messages.info("pick two different bodies");
+    const spring = {
+      stiffness: Number((document.getElementById("spring-k") as HTMLInputElement).value),
+      damping: Number((document.getElementById("spring-c") as HTMLInputElement).value),
+    };
+    const def = linkDef(this.tool as LinkTool, pose, first, snapped, spring);
+    if ("error" in def) {
+      this.app.messages.info(def.error);
       return;
     }
-    const def = this.definition(pose, first, snapped);
-    if (!def) return;
     const world = this.app.world;
     if (def.kind === "constraint") {
       const constraint = def.def;
@@ -325,53 +318,6 @@ export class Tools implements ToolFeedback {
     } else {
       const force = def.def;
       void this.app.call(this.tool, () => this.app.api.force.addForce({ world, force }));
-    }
-  }
-
-  private definition(pose: Pose, a: Pick, b: Pick):
-    | { kind: "constraint"; def: MessageInitShape<typeof ConstraintDefSchema> }
-    | { kind: "force"; def: MessageInitShape<typeof ForceDefSchema> }
-    | null {
-    // The world end, if any, goes where the API allows it: a constraint's `a`
-    // may be empty, a spring's `b`.
-    const worldFirst = this.tool !== "spring";
-    const swap = worldFirst ? a.id !== null && b.id === null : a.id === null;
-    const [p, q] = swap ? [b, a] : [a, b];
-    const la = xyz(toLocal(pose, p.id, p.point));
-    const lb = xyz(toLocal(pose, q.id, q.point));
-    switch (this.tool) {
-      case "rod":
-        return { kind: "constraint", def: { type: { case: "distance", value: { a: ref(p.id), b: ref(q.id), anchorA: la, anchorB: lb } } } };
-      case "pin": {
-        // The pin sits where the first click was, in both bodies' frames.
-        const at = a.point;
-        const value = { a: ref(p.id), b: ref(q.id), anchorA: xyz(toLocal(pose, p.id, at)), anchorB: xyz(toLocal(pose, q.id, at)) };
-        return { kind: "constraint", def: { type: { case: "pin", value } } };
-      }
-      case "spring": {
-        const k = Number((document.getElementById("spring-k") as HTMLInputElement | null)?.value ?? 50);
-        const c = Number((document.getElementById("spring-c") as HTMLInputElement | null)?.value ?? 0.5);
-        return { kind: "force", def: { type: { case: "spring", value: { a: ref(p.id), b: ref(q.id), anchorA: la, anchorB: lb, stiffness: k, damping: c } } } };
-      }
-      case "slider": {
-        if (b.id === null) {
-          this.app.messages.info("the second click must be the body that slides");
-          return null;
-        }
-        // The line runs from the first pick through the second, in a's frame.
-        const dir: P3 = [b.point[0] - a.point[0], b.point[1] - a.point[1], b.point[2] - a.point[2]];
-        const axis: P3 = Math.hypot(...dir) > 1e-9 ? unrotate(pose, a.id, dir) : [1, 0, 0];
-        const value = {
-          a: ref(a.id),
-          b: ref(b.id),
-          anchorA: xyz(toLocal(pose, a.id, a.point)),
-          anchorB: xyz(toLocal(pose, b.id, b.point)),
-          axis: xyz(axis),
-        };
-        return { kind: "constraint", def: { type: { case: "pointOnLine", value } } };
-      }
-      default:
-        return null;
     }
   }
 }
