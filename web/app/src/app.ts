@@ -167,6 +167,16 @@ export class App {
 
   private animate = (): void => {
     requestAnimationFrame(this.animate);
+    // A frame that fails to draw is reported (once, then counted) rather than
+    // thrown sixty times a second.
+    try {
+      this.drawFrame();
+    } catch (err) {
+      this.messages.error(err, "drawing");
+    }
+  };
+
+  private drawFrame(): void {
     const frame = this.playback.latest;
     if (!frame) return;
     if (!this.ensureView(frame.dimension)) return;
@@ -197,7 +207,7 @@ export class App {
       const selected = this.selectionText(frame);
       this.el.status.textContent = this.statusText(frame) + (selected ? "\n" + selected : "");
     }
-  };
+  }
 
   private exists(t: Target): boolean {
     const m = this.model;

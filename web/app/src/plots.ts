@@ -130,7 +130,9 @@ export class Plots {
 function seconds(t: number | null, ticks: number[]): string {
   if (t == null) return "";
   const step = ticks.length > 1 ? Math.abs(ticks[1] - ticks[0]) : 1;
-  return t.toFixed(Math.max(0, Math.min(3, -Math.floor(Math.log10(step) + 1e-9)))) + " s";
+  let decimals = 0;
+  while (decimals < 3 && Math.abs(step * 10 ** decimals - Math.round(step * 10 ** decimals)) > 1e-6) decimals++;
+  return t.toFixed(decimals) + " s";
 }
 
 function formatValue(v: number, unit: string): string {
