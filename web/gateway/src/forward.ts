@@ -14,13 +14,22 @@ import { ConnectError, type ConnectRouter, type HandlerContext, type Transport }
 import { copyForwardable, forwardable } from "./headers.js";
 import { linkedAbort } from "./signals.js";
 
-export function forwardServices(router: ConnectRouter, services: readonly DescService[], upstream: Transport): void {
+/**
+ * Routes every method of `services` to `upstream`. When `shutdown` aborts,
+ * open streams end with its reason; unary calls are left to finish.
+ */
+export function forwardServices(
+  router: ConnectRouter,
+  services: readonly DescService[],
+  upstream: Transport,
+  shutdown: AbortSignal,
+): void {
   for (const service of services) {
     for (const method of service.methods) {
       if (isUnary(method)) {
         router.rpc(method, forwardUnary(method, upstream));
       } else if (isServerStreaming(method)) {
-        router.rpc(method, forwardServerStream(method, upstream));
+        router.rpc(method, forwardServerStream(method, upstream, shutdown));
       } else {
         // Browsers cannot send request streams over HTTP/1.1, so such a
         // method would be unusable through the gateway: refuse to start.
@@ -61,12 +70,16 @@ function forwardUnary<I extends DescMessage, O extends DescMessage>(method: Desc
 function forwardServerStream<I extends DescMessage, O extends DescMessage>(
   method: DescMethodServerStreaming<I, O>,
   upstream: Transport,
+  shutdown: AbortSignal,
 ) {
   return async function* (request: MessageShape<I>, context: HandlerContext): AsyncIterable<MessageShape<O>> {
     // Ends the upstream call on every way out of here: the browser went away
-    // (context.signal), the deadline passed, the gateway shuts down, or the
-    // response writer stopped pulling because a write failed.
+    // or the deadline passed (context.signal), the gateway shuts down, or
+    // the response writer stopped pulling because a write failed.
     const upstreamCall = linkedAbort(context.signal);
+    const onShutdown = () => upstreamCall.abort(shutdown.reason);
+    if (shutdown.aborted) onShutdown();
+    shutdown.addEventListener("abort", onShutdown, { once: true });
     try {
       const response = await upstream.stream(
         method,
@@ -87,6 +100,7 @@ function forwardServerStream<I extends DescMessage, O extends DescMessage>(
     } catch (error) {
       throw relayed(error, context);
     } finally {
+      shutdown.removeEventListener("abort", onShutdown);
       upstreamCall.abort();
     }
   };
@@ -97,8 +111,9 @@ async function* single<T>(message: T): AsyncIterable<T> {
 }
 
 // The upstream's error with its code, message, metadata and details; or, if
-// the call ended on this side (deadline, shutdown, the browser left), the
-// reason it ended, which is what the browser should see.
+// the call ended on this side (deadline, the browser left), the reason it
+// ended, which is what the browser should see. A shutdown's reason arrives
+// as the upstream call's error.
 function relayed(error: unknown, context: HandlerContext): ConnectError {
   if (context.signal.aborted) {
     return ConnectError.from(context.signal.reason);

@@ -16,12 +16,12 @@ import { connectUpstream, maxMessageBytes, type Upstream } from "./upstream.js";
 export interface Gateway {
   /** The URL it serves on, once listening. */
   url: string;
-  /** Stops accepting, ends open calls with UNAVAILABLE, resolves when all is closed. */
+  /** Stops accepting, ends open streams with UNAVAILABLE, resolves when all is closed. */
   close(): Promise<void>;
 }
 
-// How long open streams get to deliver their UNAVAILABLE before their
-// connections are cut.
+// How long unary calls get to finish, and streams to deliver their
+// UNAVAILABLE, before the connections are cut.
 const drainMs = 1000;
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -48,8 +48,7 @@ export async function startGateway(config: Config, upstream: Upstream = connectU
     grpc: false,
     readMaxBytes: maxMessageBytes,
     writeMaxBytes: maxMessageBytes,
-    shutdownSignal: shutdown.signal,
-    routes: (router) => forwardServices(router, services, upstream.transport),
+    routes: (router) => forwardServices(router, services, upstream.transport, shutdown.signal),
     // The server below is node:http, so requests are HTTP/1.1 ones.
     fallback: (req, res) => guarded(other, req as IncomingMessage, res as ServerResponse),
   });

@@ -85,7 +85,9 @@ describe("on SIGTERM", () => {
       const started = Date.now();
       expect(await gateway.stop("SIGTERM")).toBe(0);
       expect(Date.now() - started).toBeLessThan(3000);
-      expect((await ended)?.code).toBe(Code.Unavailable);
+      const error = await ended;
+      expect(error?.code).toBe(Code.Unavailable);
+      expect(error?.rawMessage).toBe("the gateway is shutting down");
       expect(gateway.output()).toContain("linkage-gateway: stopped");
     } finally {
       await gateway.stop("SIGKILL");
