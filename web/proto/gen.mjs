@@ -9,20 +9,27 @@ const here = dirname(fileURLToPath(import.meta.url));
 const protoRoot = join(here, "..", "..", "proto");
 const out = join(here, "gen");
 const plugin = join(here, "..", "node_modules", ".bin", "protoc-gen-es");
-const files = readdirSync(join(protoRoot, "linkage", "v1"))
-  .filter((f) => f.endsWith(".proto"))
-  .map((f) => join("linkage", "v1", f));
+const protos = (root, dir) =>
+  readdirSync(join(root, dir))
+    .filter((f) => f.endsWith(".proto"))
+    .map((f) => join(dir, f));
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-execFileSync(
-  "protoc",
-  [
-    `--plugin=protoc-gen-es=${plugin}`,
-    `--es_out=${out}`,
-    "--es_opt=target=js+dts,import_extension=js",
-    `-I${protoRoot}`,
-    ...files,
-  ],
-  { stdio: "inherit" },
-);
+// linkage.v1 from the repository's proto/, and grpc.health.v1 from here.
+for (const [root, dir] of [
+  [protoRoot, join("linkage", "v1")],
+  [here, join("grpc", "health", "v1")],
+]) {
+  execFileSync(
+    "protoc",
+    [
+      `--plugin=protoc-gen-es=${plugin}`,
+      `--es_out=${out}`,
+      "--es_opt=target=js+dts,import_extension=js",
+      `-I${root}`,
+      ...protos(root, dir),
+    ],
+    { stdio: "inherit" },
+  );
+}

@@ -1,9 +1,9 @@
 // /healthz for container and Kubernetes probes: healthy means linkaged
-// answers a real API call, so a gateway whose upstream is gone or wedged
-// is taken out of rotation.
+// answers the standard gRPC health check with SERVING, so a gateway whose
+// upstream is gone, wedged or draining is taken out of rotation.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ConnectError, type Transport } from "@connectrpc/connect";
-import { WorldService } from "@linkage/proto/service_pb";
+import { Health, HealthCheckResponse_ServingStatus as Status } from "@linkage/proto/health/health_pb";
 import { readOnly, sendText } from "./respond.js";
 
 const probeTimeoutMs = 2000;
@@ -12,8 +12,10 @@ export function healthHandler(upstream: Transport, upstreamName: string) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!readOnly(req, res)) return;
     try {
-      await upstream.unary(WorldService.method.listWorlds, undefined, probeTimeoutMs, undefined, {});
-      sendText(res, 200, "ok");
+      // The empty service name asks about the server as a whole.
+      const { message } = await upstream.unary(Health.method.check, undefined, probeTimeoutMs, undefined, { service: "" });
+      if (message.status === Status.SERVING) sendText(res, 200, "ok");
+      else sendText(res, 503, `linkaged at ${upstreamName} is ${Status[message.status]}`);
     } catch (error) {
       const reason = ConnectError.from(error);
       sendText(res, 503, `linkaged at ${upstreamName} does not answer: ${reason.message}`);

@@ -1,11 +1,13 @@
 // A stand-in for linkaged that shows what reaches it: the gateway's tests
 // check metadata, deadlines and cancellation against it, which linkaged
-// itself does not report.
+// itself does not report. Its health check says NOT_SERVING, as linkaged's
+// does while it drains.
 import { createServer, type Http2Server } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { Health, HealthCheckResponse_ServingStatus } from "@linkage/proto/health/health_pb";
 import { SnapshotSchema } from "@linkage/proto/snapshot_pb";
 import { WorldService } from "@linkage/proto/service_pb";
 
@@ -33,7 +35,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   const server: Http2Server = createServer(
     connectNodeAdapter({
       routes: (router) =>
-        router.service(WorldService, {
+        router.service(Health, { check: () => ({ status: HealthCheckResponse_ServingStatus.NOT_SERVING }) }).service(WorldService, {
           listWorlds(_, context) {
             fake.lastHeader = context.requestHeader;
             fake.lastTimeoutMs = context.timeoutMs();

@@ -75,6 +75,12 @@ describe.each(Object.entries(browserProtocols))("through %s", (_, transport) => 
   });
 });
 
+it("is unhealthy while upstream says it is not serving", async () => {
+  const health = await fetch(new URL("/healthz", gateway.url));
+  expect(health.status).toBe(503);
+  expect(await health.text()).toMatch(/^linkaged at 127\.0\.0\.1:\d+ is NOT_SERVING$/m);
+});
+
 describe("a stream", () => {
   it("is read from upstream only as fast as the browser reads", async () => {
     // An in-memory upstream shows exactly how many frames the gateway took;
