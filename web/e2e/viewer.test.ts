@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
 import { direct, type Clients } from "../gateway/test/clients.js";
 import { repo, startGatewayProcess, startLinkaged, type RunningGateway, type RunningLinkaged } from "../gateway/test/processes.js";
 import { launchChromium, type Browser } from "./browser.js";
-import "./hook.js";
+import "../app/src/hook.js";
 
 const artifacts = resolve(repo, process.env.LINKAGE_ARTIFACTS ?? join("build", "web-artifacts"));
 

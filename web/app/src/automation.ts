@@ -3,23 +3,7 @@
 import type { App } from "./app";
 import { bodyPosition } from "./geometry";
 import type { Plots } from "./plots";
-
-export interface LinkageHook {
-  readonly ready: boolean;
-  readonly tick: number;
-  readonly paused: boolean;
-  readonly world: string;
-  bodies(): { id: string; name: string; x: number; y: number; z: number; angle: number }[];
-  constraints(): { id: string; name: string; type: string; bodies: (string | null)[] }[];
-  toScreen(x: number, y: number, z?: number): { x: number; y: number };
-  plotSamples(): number;
-}
-
-declare global {
-  interface Window {
-    linkage: LinkageHook;
-  }
-}
+import "./hook";
 
 export function installHook(app: App, plots: Plots): void {
   window.linkage = {
