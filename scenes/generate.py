@@ -26,8 +26,8 @@ def num(x):
     return 0.0 if x == 0 else x
 
 
-def v(x, y):
-    return {"x": num(x), "y": num(y)}
+def v(x, y, z=None):
+    return {"x": num(x), "y": num(y)} if z is None else {"x": num(x), "y": num(y), "z": num(z)}
 
 
 def ref(name):
@@ -82,8 +82,8 @@ class Scene:
         self.data["bodies"].append({"name": name, **fields})
         return name
 
-    def particle(self, name, x, y, mass, radius=0.05, fixed=False, velocity=None):
-        fields = {"position": v(x, y), "shape": {"disk": {"radius": radius}}}
+    def particle(self, name, x, y, mass, radius=0.05, fixed=False, velocity=None, z=None):
+        fields = {"position": v(x, y, z), "shape": {"disk": {"radius": radius}}}
         if fixed:
             fields["motion"] = "MOTION_FIXED"
         else:
@@ -317,6 +317,27 @@ def springs_vs_rods(s, n=10, ox=0.0, oy=0.0, p="", stiffness=1000.0, damping=0.2
         prev = name
 
 
+def whirling_3d(s):
+    # A spherical pendulum started on its conical orbit: at half-angle theta
+    # on a rod L, speed sqrt(g L sin(theta) tan(theta)) keeps it circling.
+    g, length, theta = 9.81, 1.0, math.radians(40)
+    r, h = length * math.sin(theta), length * math.cos(theta)
+    speed = math.sqrt(g * r * math.tan(theta))
+    s.particle("conical-bob", r, -h, 1.0, radius=0.06, velocity=(0, 0, speed), z=0.0)
+    s.constraint("distance", "conical-rod", anchor_a=v(0, 0, 0), b=ref("conical-bob"))
+    # A 15-link chain hooked 1.5 m to the side, level along x, its free end
+    # thrown sideways (along z): it falls and whirls out of its plane.
+    n, spacing = 15, 0.1
+    for i in range(1, n + 1):
+        name = f"link-{i}"
+        s.particle(name, 1.5 + spacing * i, 0.0, 0.1, radius=0.03, z=0.0,
+                   velocity=(0, 0, 3.0 * i / n))
+        if i == 1:
+            s.constraint("distance", "hook", anchor_a=v(1.5, 0, 0), b=ref(name))
+        else:
+            s.constraint("distance", a=ref(f"link-{i - 1}"), b=ref(name))
+
+
 def main():
     scenes = {}
 
@@ -375,6 +396,13 @@ def main():
     bead_on_wire(s, 1.5, 0.5, "bead-", radius=0.8)
     chain(s, 20, 5.5, 1.0, "chain-")
     scenes["demo.json"] = s
+
+    s = Scene("Pendulums in 3D", "A spherical pendulum on its conical orbit (40 degrees, period "
+              "2 pi sqrt(L cos(theta) / g) = 1.76 s) and a 15-link chain thrown sideways: "
+              "particles in a 3D world, shown with an orbit camera.",
+              {"dimension": 3, **projected(substeps=4)})
+    whirling_3d(s)
+    scenes["pendulums_3d.json"] = s
 
     for file, scene in scenes.items():
         scene.write(file)
