@@ -50,6 +50,7 @@ TopologyDelta ChangeLog::since(std::uint64_t version) const {
         apply(d.added_constraints, d.removed_constraints, ConstraintId{it->index, it->generation}, it->added);
         break;
       case Kind::spring: apply(d.added_springs, d.removed_springs, ForceId{it->index, it->generation}, it->added); break;
+      case Kind::settings: d.settings = true; break;
     }
   }
   return d;

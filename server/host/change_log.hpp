@@ -1,5 +1,5 @@
 #pragma once
-// The topology changes of one world, numbered, so that each subscriber can
+// The topology (and settings) changes of one world, numbered, so that each subscriber can
 // be told exactly what changed since the last frame it received, however
 // many frames it skipped. Ids are never reused, so an id added and removed
 // within one span nets to nothing.
@@ -19,6 +19,7 @@ struct TopologyDelta {
   std::vector<BodyId> added_bodies{}, removed_bodies{};
   std::vector<ConstraintId> added_constraints{}, removed_constraints{};
   std::vector<ForceId> added_springs{}, removed_springs{};
+  bool settings = false;  // the world's settings changed
 };
 
 class ChangeLog {
@@ -34,6 +35,7 @@ class ChangeLog {
   void removed(ConstraintId id) { record(Kind::constraint, false, id.index, id.generation); }
   void added_spring(ForceId id) { record(Kind::spring, true, id.index, id.generation); }
   void removed_spring(ForceId id) { record(Kind::spring, false, id.index, id.generation); }
+  void settings_changed() { record(Kind::settings, true, 0, 0); }
   // The whole world was replaced (a scene loaded, a reset).
   void replaced();
 
@@ -41,7 +43,7 @@ class ChangeLog {
   TopologyDelta since(std::uint64_t version) const;
 
  private:
-  enum class Kind : std::uint8_t { body, constraint, spring };
+  enum class Kind : std::uint8_t { body, constraint, spring, settings };
   struct Entry {
     std::uint64_t version;
     Kind kind;

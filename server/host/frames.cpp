@@ -83,6 +83,7 @@ void fill_changes(const WorldHost::State& s, const TopologyDelta& delta, v1::Top
     p->set_index(i.index);
     p->set_generation(i.generation);
   };
+  if (delta.full || delta.settings) settings_to_proto(s.world.settings(), out->mutable_settings());
   if (delta.full) {
     for (const BodyId b : s.world.bodies()) add_body(b);
     for (const ConstraintId c : s.world.constraints()) add_constraint(c);

@@ -133,6 +133,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
       Result<WorldSettings> settings = settings_from_proto(req->settings(), s.world.settings());
       if (!settings) return settings.error();
       if (Status ok = s.world.set_settings(settings.value()); !ok) return Error{ok.error().code, "settings." + ok.error().message};
+      s.changes.settings_changed();
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
     });

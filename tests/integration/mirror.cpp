@@ -54,6 +54,11 @@ void Mirror::apply(const v1::Snapshot& frame) {
   ++p.frames;
   p.last_tick = frame.tick();
   if (p.frames == 1 && !c.full()) p.problems.push_back(at + "the first frame is not a full one");
+  if (c.full() && !c.has_settings()) p.problems.push_back(at + "a full frame without the settings");
+  if (c.has_settings()) {
+    p.settings = c.settings();
+    ++p.settings_frames;
+  }
   if (c.full()) {
     ++p.full_frames;
     p.bodies.clear();

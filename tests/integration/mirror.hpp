@@ -24,6 +24,8 @@ class Mirror {
     std::set<IdKey> springs;
     std::set<IdKey> removed_bodies, removed_constraints;  // every removal heard of
     std::uint64_t frames = 0, full_frames = 0, last_tick = 0;
+    v1::WorldSettings settings;  // as the last frame that carried them said
+    std::uint64_t settings_frames = 0;
     std::vector<std::string> problems;  // frames whose columns disagreed with the picture
     bool ended = false;
     grpc::Status status;  // once ended

@@ -243,5 +243,43 @@ TEST(Streams, APausedWorldsLastEditReachesEveryStream) {
   EXPECT_EQ(ids(m.picture().constraints), constraint_ids(a.list_constraints("still")));
 }
 
+// Settings travel in the change records too: a viewer shows another
+// client's change of solver with the next frame, paused or running.
+TEST(Streams, ASettingsChangeReachesEveryStreamOnce) {
+  InProcessServer server;
+  Client a(server.target()), b(server.target());
+  v1::CreateWorldRequest create;
+  create.set_name("tuned");
+  create.set_paused(true);
+  create.mutable_settings()->set_solver(v1::LINEAR_SOLVER_LDLT);
+  a.create_world(create);
+  Mirror m(b, "tuned");
+  ASSERT_TRUE(m.wait_until([](const Mirror::Picture& p) { return p.settings_frames == 1; }));
+  EXPECT_EQ(m.picture().settings.solver(), v1::LINEAR_SOLVER_LDLT);
+
+  v1::UpdateWorldRequest update;
+  update.set_world("tuned");
+  update.mutable_settings()->set_solver(v1::LINEAR_SOLVER_CONJUGATE_GRADIENT);
+  update.mutable_settings()->set_substeps(3);
+  v1::UpdateWorldResponse updated;
+  ASSERT_TRUE(a.worlds->UpdateWorld(context().get(), update, &updated).ok());
+  ASSERT_TRUE(m.wait_until([](const Mirror::Picture& p) { return p.settings_frames == 2; }))
+      << "the paused world's stream never heard of the new settings";
+  Mirror::Picture p = m.picture();
+  EXPECT_EQ(p.settings.solver(), v1::LINEAR_SOLVER_CONJUGATE_GRADIENT);
+  EXPECT_EQ(p.settings.substeps(), 3);
+  EXPECT_EQ(p.settings.SerializeAsString(), a.get_world("tuned").settings().SerializeAsString());
+
+  // Running: later frames do not repeat them.
+  v1::ResumeRequest resume;
+  resume.set_world("tuned");
+  v1::ResumeResponse resumed;
+  ASSERT_TRUE(a.worlds->Resume(context().get(), resume, &resumed).ok());
+  const std::uint64_t frames = m.picture().frames;
+  ASSERT_TRUE(m.wait_until([&](const Mirror::Picture& q) { return q.frames >= frames + 10; }));
+  EXPECT_EQ(m.picture().settings_frames, 2u);
+  for (const std::string& problem : m.picture().problems) ADD_FAILURE() << problem;
+}
+
 }  // namespace
 }  // namespace linkage::itest

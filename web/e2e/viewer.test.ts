@@ -156,6 +156,28 @@ describe("the viewer", () => {
     await watcher.close();
   });
 
+  it("shows a settings change made in one page in another within a frame", async () => {
+    const world = "e2e-settings";
+    await server.world.createWorld({ name: world, paused: true, settings: { substeps: 1 } });
+    const editor = await open(`/?world=${world}`);
+    const watcher = await open(`/?world=${world}`);
+    const substeps = (page: Page) => page.locator("[data-testid=setting-substeps]");
+    await expect.poll(() => substeps(watcher).inputValue()).toBe("1");
+
+    await substeps(editor).fill("6");
+    await substeps(editor).dispatchEvent("change");
+    // The stream carries the new settings with its next frame: far sooner
+    // than the viewer's poll of the world list (2 s) could.
+    await watcher.waitForFunction(
+      () => (document.querySelector("[data-testid=setting-substeps]") as HTMLInputElement).value === "6",
+      null,
+      { timeout: 1000 },
+    );
+    expect((await server.world.getWorld({ world })).world?.settings?.substeps).toBe(6);
+    await editor.close();
+    await watcher.close();
+  });
+
   it("stops plotting while paused", async () => {
     const page = await open("/?world=e2e-pause&scene=pendulum");
     await page.waitForFunction(() => window.linkage.plotSamples() > 10);

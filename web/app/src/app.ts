@@ -1,6 +1,7 @@
 // The viewer's state and its heartbeat: one world's stream feeds the scene
 // model and the playback, and every animation frame draws the interpolated
 // pose with whichever view (2D canvas or 3D) the world's dimension needs.
+import type { WorldSettings } from "@linkage/proto/world_pb";
 import type { Api } from "./api";
 import type { ColorMode } from "./colors";
 import type { Target } from "./hit";
@@ -38,6 +39,9 @@ export class App {
   shown: Pose | null = null;
   // Listeners for a new world opened (controls refresh their fields).
   readonly worldListeners: ((world: string) => void)[] = [];
+  // Listeners for the world's settings, from the stream: this client's
+  // changes and everyone else's, within a frame.
+  readonly settingsListeners: ((settings: WorldSettings) => void)[] = [];
   private stream: WorldStream | null = null;
   private needsFit = true;
   private statusAt = 0;
@@ -114,7 +118,10 @@ export class App {
     this.stream = new WorldStream(this.api, world, {
       snapshot: (s) => {
         if (s.world !== this.world) return;
+        const settings = this.model.settings;
         const frame = this.model.apply(s, performance.now());
+        if (this.model.settings && this.model.settings !== settings)
+          for (const f of this.settingsListeners) f(this.model.settings);
         this.playback.push(frame);
         this.plots.push(frame);
       },

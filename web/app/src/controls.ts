@@ -8,8 +8,8 @@ import { loadScene, saveScene, sceneStems } from "./scenes";
 import { SettingsPanel } from "./settings";
 import { Tools, type ToolName } from "./tools";
 
-// How often the world list and the settings are re-read, for changes made
-// by other clients (the stream carries state, not settings).
+// How often the world list is re-read, for worlds other clients create or
+// delete (the stream carries one world's state and settings, not the list).
 const POLL_MS = 2000;
 
 const KEYS: Record<string, ToolName> = { d: "drag", s: "select", i: "impulse", r: "rod", p: "pin", k: "spring", l: "slider", b: "body" };
@@ -35,6 +35,7 @@ export class Controls {
     this.bindColors();
     this.bindKeys();
     app.worldListeners.push(() => void this.poll());
+    app.settingsListeners.push((settings) => this.settings.show(settings));
     setInterval(() => void this.poll(), POLL_MS);
   }
 
@@ -153,7 +154,5 @@ export class Controls {
     const have = [...this.worldSelect.options].map((o) => o.value);
     if (have.join("\n") !== names.join("\n")) this.worldSelect.replaceChildren(...names.map((n) => new Option(n, n)));
     this.worldSelect.value = this.app.world;
-    const current = worlds.find((w) => w.name === this.app.world);
-    if (current) this.settings.show(current);
   }
 }

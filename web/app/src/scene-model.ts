@@ -8,6 +8,7 @@ import type { Constraint, ConstraintDef } from "@linkage/proto/constraint_pb";
 import type { Force, Spring } from "@linkage/proto/force_pb";
 import type { Snapshot, TopologyChanges } from "@linkage/proto/snapshot_pb";
 import type { Vec3 } from "@linkage/proto/types_pb";
+import type { WorldSettings } from "@linkage/proto/world_pb";
 import { idKey, key, refKey, type Key } from "./ids";
 
 export type Shape =
@@ -192,11 +193,15 @@ export class SceneModel {
   readonly springs = new Map<Key, SpringInfo>();
   // Bumped whenever the topology changes, so views can rebuild what they cache.
   revision = 0;
+  // The world's settings as the stream last sent them (on its first frame and
+  // whenever any client changes them); replaced, never edited in place.
+  settings: WorldSettings | null = null;
 
   clear(): void {
     this.bodies.clear();
     this.constraints.clear();
     this.springs.clear();
+    this.settings = null;
     this.revision++;
   }
 
@@ -229,6 +234,7 @@ export class SceneModel {
         c.removedConstraints.length || c.addedSprings.length || c.removedSprings.length)) {
       this.applyChanges(c);
     }
+    if (c?.settings) this.settings = c.settings;
     const ids: Key[] = new Array(s.bodyIndex.length);
     const slot = new Map<Key, number>();
     for (let i = 0; i < s.bodyIndex.length; i++) {

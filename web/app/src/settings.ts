@@ -1,8 +1,8 @@
 // The solver panel: a world's settings shown as fields, each change sent at
 // once with UpdateWorld (only that field; the others keep their values), and
-// refreshed from the server so edits made elsewhere show up too.
+// refreshed from the stream, so edits made elsewhere show up within a frame.
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { Dynamics, Integrator, LinearSolver, type World, type WorldSettingsSchema } from "@linkage/proto/world_pb";
+import { Dynamics, Integrator, LinearSolver, type WorldSettings, type WorldSettingsSchema } from "@linkage/proto/world_pb";
 import type { App } from "./app";
 
 type Settings = MessageInitShape<typeof WorldSettingsSchema>;
@@ -85,13 +85,11 @@ export class SettingsPanel {
     const settings = { [f.key]: value } as Settings;
     const world = this.app.world;
     const r = await this.app.call(`setting ${f.label}`, () => this.app.api.world.updateWorld({ world, settings }));
-    if (r?.world) this.show(r.world);
+    if (r?.world?.settings) this.show(r.world.settings);
   }
 
   // Shows a world's settings, leaving alone the field being edited.
-  show(world: World): void {
-    const s = world.settings;
-    if (!s) return;
+  show(s: WorldSettings): void {
     for (const [key, input] of this.inputs) {
       if (document.activeElement === input) continue;
       const v = s[key];

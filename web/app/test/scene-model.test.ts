@@ -109,4 +109,18 @@ describe("SceneModel", () => {
     expect(f.diagnostics).toMatchObject({ kinetic: 2, gravitational: -1, spring: 0.5, maxError: 1e-6, stepSeconds: 0.001, overruns: 3 });
     expect(m.apply(snapshot({}), 0).diagnostics).toBeNull();
   });
+
+  it("keeps the settings a frame carries until another replaces them", () => {
+    const m = new SceneModel();
+    m.apply(snapshot({ changes: { full: true, settings: { substeps: 4, tickRate: 60 } } }), 0);
+    const first = m.settings;
+    expect(first).toMatchObject({ substeps: 4, tickRate: 60 });
+    m.apply(snapshot({ changes: { addedBodies: [body(C, "extra")] } }), 0);
+    m.apply(snapshot({}), 0);
+    expect(m.settings).toBe(first);
+    m.apply(snapshot({ changes: { settings: { substeps: 8, tickRate: 120 } } }), 0);
+    expect(m.settings).toMatchObject({ substeps: 8, tickRate: 120 });
+    m.clear();
+    expect(m.settings).toBeNull();
+  });
 });
