@@ -225,11 +225,16 @@ TEST(ClientSubscription, MirrorEqualsTheListsAfterRandomChangesByAnotherClient) 
     }
   }
 
+  // And a change of settings, which the stream carries too.
+  ASSERT_TRUE(writer.update_world(world, {.substeps = 3}).ok());
+
   const std::uint64_t version = writer.get_world(world)->topology_version();
   ASSERT_TRUE(sub->wait_until([&](const WorldMirror& m) { return m.topology_version() >= version; }, 10s))
       << "the mirror stayed at topology version " << sub->mirror().topology_version() << " < " << version;
   const WorldMirror mirror = sub->mirror();
   EXPECT_EQ(mirror.inconsistencies(), 0u);
+  EXPECT_EQ(mirror.settings().substeps(), 3);
+  EXPECT_EQ(mirror.settings().SerializeAsString(), writer.get_world(world)->settings().SerializeAsString());
 
   std::map<Id, std::string> listed, mirrored;
   for (const v1::Body& b : writer.list_bodies(world).value()) listed[from_proto(b.id())] = b.def().name();

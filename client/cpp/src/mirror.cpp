@@ -10,6 +10,7 @@ void WorldMirror::apply(const v1::Snapshot& frame) {
   tick_ = frame.tick();
   time_ = frame.time();
   topology_version_ = frame.topology_version();
+  if (c.has_settings()) settings_ = c.settings();
   if (c.full()) {
     bodies_.clear();
     constraints_.clear();

@@ -27,11 +27,12 @@ class Changes:
     With `full` set the lists hold the whole topology (the first snapshot, or
     after falling behind) and replace what the reader knew. Bodies,
     constraints and springs come as dicts {"id": Id, "def": {...}, ...}.
-    False when there is nothing.
+    `settings` is the world's settings dict when they changed (and on a full
+    frame), else None. False when there is nothing.
     """
 
     __slots__ = ("full", "added_bodies", "removed_bodies", "added_constraints", "removed_constraints",
-                 "added_springs", "removed_springs")
+                 "added_springs", "removed_springs", "settings")
 
     def __init__(self, message: snapshot_pb2.TopologyChanges | None = None):
         message = message if message is not None else snapshot_pb2.TopologyChanges()
@@ -42,12 +43,15 @@ class Changes:
         self.removed_constraints = ids(message.removed_constraints)
         self.added_springs = [plain(f) for f in message.added_springs]
         self.removed_springs = ids(message.removed_springs)
+        self.settings = plain(message.settings) if message.HasField("settings") else None
 
     def __bool__(self) -> bool:
         return self.full or any(getattr(self, name) for name in self.__slots__[1:])
 
     def __repr__(self) -> str:
-        parts = [f"{name}={len(getattr(self, name))}" for name in self.__slots__[1:] if getattr(self, name)]
+        parts = [f"{name}={len(getattr(self, name))}" for name in self.__slots__[1:-1] if getattr(self, name)]
+        if self.settings is not None:
+            parts.append("settings")
         return f"Changes(full={self.full}{''.join(', ' + p for p in parts)})"
 
 
@@ -170,7 +174,8 @@ class World:
     when it was added; `positions`, `velocities`, `angles`,
     `angular_velocities` map body Id -> the latest state; `constraint_rows`
     maps constraint Id -> ConstraintRows (when the stream sends them);
-    `diagnostics` is the latest diagnostics dict.
+    `diagnostics` is the latest diagnostics dict; `settings` the world's
+    settings dict as the stream last sent them.
     """
 
     def __init__(self) -> None:
@@ -189,6 +194,7 @@ class World:
         self.angular_velocities: dict[Id, float] = {}
         self.constraint_rows: dict[Id, ConstraintRows] = {}
         self.diagnostics: dict | None = None
+        self.settings: dict | None = None
 
     @property
     def names(self) -> dict[str, Id]:
@@ -224,6 +230,8 @@ class World:
             self.constraint_rows = {i: r for i, r in self.constraint_rows.items() if i in self.constraints}
         if snapshot.diagnostics is not None:
             self.diagnostics = snapshot.diagnostics
+        if c.settings is not None:
+            self.settings = c.settings
         return self
 
     def follow(self, snapshots) -> Iterator[Snapshot]:

@@ -65,6 +65,14 @@ def test_build_step_stream_and_remove(client, world):
         ticking = frames_until(mirror.follow(stream), lambda s: s.tick > first.tick and not s.changes)
         assert ticking.position(bob) != first.position(bob) and mirror.positions[bob] == ticking.position(bob)
 
+        # Settings come with the first frame and again after each change, once.
+        assert first.changes.settings is not None and mirror.settings["substeps"] == 1
+        client.update_world(world, substeps=3)
+        changed = frames_until(mirror.follow(stream), lambda s: s.changes.settings)
+        assert changed.changes.settings["substeps"] == 3 and mirror.settings["substeps"] == 3
+        after = frames_until(mirror.follow(stream), lambda s: s.tick > changed.tick)
+        assert after.changes.settings is None
+
         # Remove through the wrapper: the body goes with its rod, and the stream says so.
         removed = client.remove_body(world, "bob")
         assert removed == {"removed_constraints": [rod], "removed_forces": []}

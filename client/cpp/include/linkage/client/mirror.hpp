@@ -29,6 +29,9 @@ class WorldMirror {
   const std::map<Id, v1::Constraint>& constraints() const { return constraints_; }
   const std::map<Id, v1::Force>& springs() const { return springs_; }
   std::optional<Id> body_named(const std::string& name) const;
+  // The world's settings as the stream last sent them (every stream's
+  // first frame carries them, and every frame after a change).
+  const v1::WorldSettings& settings() const { return settings_; }
 
   std::uint64_t tick() const { return tick_; }
   double time() const { return time_; }
@@ -42,6 +45,7 @@ class WorldMirror {
   std::map<Id, v1::Body> bodies_;
   std::map<Id, v1::Constraint> constraints_;
   std::map<Id, v1::Force> springs_;
+  v1::WorldSettings settings_;
   std::uint64_t tick_ = 0, topology_version_ = 0, frames_ = 0, inconsistencies_ = 0;
   double time_ = 0.0;
 };
