@@ -1,6 +1,9 @@
 // linkaged: the linkage simulation server, and its offline simulate mode.
 #include <CLI/CLI.hpp>
 
+#include <cctype>
+#include <string>
+
 #include "options.hpp"
 
 using linkage::server::ServeOptions;
@@ -14,47 +17,29 @@ int main(int argc, char** argv) {
       "A world named 'default' exists from the start.",
       "linkaged"};
   ServeOptions serve;
-  app.add_option("--listen", serve.listen, "address to serve on, host:port")
-      ->capture_default_str()
-      ->envname("LINKAGE_LISTEN");
-  app.add_option("--tick-rate", serve.tick_rate, "ticks per second of new worlds (Hz)")
-      ->check(CLI::Range(0.001, 10000.0))
-      ->capture_default_str()
-      ->envname("LINKAGE_TICK_RATE");
-  app.add_option("--scene", serve.scene, "a scene JSON file to load into the default world")
-      ->envname("LINKAGE_SCENE");
-  app.add_option("--log-level", serve.log_level, "trace, debug, info, warn, error or off")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
-      ->capture_default_str()
-      ->envname("LINKAGE_LOG_LEVEL");
-  app.add_option("--max-worlds", serve.limits.max_worlds, "worlds on the server")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str()
-      ->envname("LINKAGE_MAX_WORLDS");
-  app.add_option("--max-bodies", serve.limits.world.max_bodies, "bodies per world")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str()
-      ->envname("LINKAGE_MAX_BODIES");
-  app.add_option("--max-constraints", serve.limits.world.max_constraints, "constraints per world")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str()
-      ->envname("LINKAGE_MAX_CONSTRAINTS");
-  app.add_option("--max-forces", serve.limits.world.max_forces, "springs and applied forces per world")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str()
-      ->envname("LINKAGE_MAX_FORCES");
-  app.add_option("--max-streams", serve.limits.max_streams, "open state streams, all worlds together")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str()
-      ->envname("LINKAGE_MAX_STREAMS");
-  app.add_option("--max-stream-rate", serve.limits.max_stream_rate, "snapshots per second a stream may ask for (Hz)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str()
-      ->envname("LINKAGE_MAX_STREAM_RATE");
-  app.add_option("--max-message-bytes", serve.max_message_bytes, "largest request or response (bytes)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str()
-      ->envname("LINKAGE_MAX_MESSAGE_BYTES");
+  // Every flag of the server also comes from LINKAGE_<FLAG> in the
+  // environment (--max-worlds: LINKAGE_MAX_WORLDS), for containers.
+  auto option = [&app](const std::string& flag, auto& value, const std::string& help) {
+    std::string env = "LINKAGE_";
+    for (const char c : flag.substr(2)) env += c == '-' ? '_' : static_cast<char>(std::toupper(c));
+    return app.add_option(flag, value, help)->envname(env)->capture_default_str();
+  };
+  option("--listen", serve.listen, "address to serve on, host:port");
+  option("--tick-rate", serve.tick_rate, "ticks per second of new worlds (Hz)")->check(CLI::Range(0.001, 10000.0));
+  option("--scene", serve.scene, "a scene JSON file to load into the default world");
+  option("--log-level", serve.log_level, "trace, debug, info, warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  option("--max-worlds", serve.limits.max_worlds, "worlds on the server")->check(CLI::PositiveNumber);
+  option("--max-bodies", serve.limits.world.max_bodies, "bodies per world")->check(CLI::PositiveNumber);
+  option("--max-constraints", serve.limits.world.max_constraints, "constraints per world")->check(CLI::PositiveNumber);
+  option("--max-forces", serve.limits.world.max_forces, "springs and applied forces per world")
+      ->check(CLI::PositiveNumber);
+  option("--max-streams", serve.limits.max_streams, "open state streams, all worlds together")
+      ->check(CLI::PositiveNumber);
+  option("--max-stream-rate", serve.limits.max_stream_rate, "snapshots per second a stream may ask for (Hz)")
+      ->check(CLI::PositiveNumber);
+  option("--max-message-bytes", serve.max_message_bytes, "largest request or response (bytes)")
+      ->check(CLI::PositiveNumber);
   app.footer(
       "Examples:\n"
       "  linkaged --scene scenes/demo.json                 serve on 127.0.0.1:50051 with the demo in 'default'\n"

@@ -192,5 +192,14 @@ jq -e '.error.code == 5 and .error.name == "NOT_FOUND"' "$WORK/err" >/dev/null |
 fails 14 "cannot reach linkaged" --server 127.0.0.1:1 --timeout 0.3 world list
 fails 14 "cannot reach linkaged" --server 127.0.0.1:1 --timeout 0.3 health
 
+# --- linkaged's flags from the environment (as containers set them); a flag wins ---
+ENV_PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+LINKAGE_LISTEN="127.0.0.1:$ENV_PORT" LINKAGE_SCENE="$ROOT/scenes/pendulum.json" LINKAGE_TICK_RATE=30 \
+  "$LINKAGED" --tick-rate 120 --log-level warn >"$WORK/env-linkaged.log" 2>&1 &
+env_server=$!
+js '.world.body_count == 2' --server "127.0.0.1:$ENV_PORT" world get default
+js '.world.settings.tick_rate == 120' --server "127.0.0.1:$ENV_PORT" world create from-env
+kill -TERM "$env_server" && wait "$env_server"
+
 if [ $failures -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "linkctl end to end: every check passed"
