@@ -46,6 +46,7 @@ const std::map<std::string, double> kMaxError = {
     {"double_pendulum", 5e-7},   // RK4 (9.5e-8)
     {"four_bar", 1e-8},          // RK4 (1.1e-9)
     {"pendulum", 1e-7},          // RK4 (1.0e-8)
+    {"pendulums_3d", 1e-9},      // projected, 3D (1.0e-10)
     {"rack_and_pinion", 1e-10},  // RK4 (4.3e-13)
     {"springs_vs_rods", 1e-9},   // projected (1.0e-10)
 };
@@ -66,7 +67,7 @@ TEST(SceneFiles, ThereAreScenes) {
   std::set<std::string> stems;
   for (const auto& f : files) stems.insert(f.stem().string());
   for (const char* required : {"pendulum", "double_pendulum", "chain", "cloth", "bead_on_wire", "rack_and_pinion",
-                               "crank_slider", "four_bar", "springs_vs_rods", "demo"})
+                               "crank_slider", "four_bar", "springs_vs_rods", "demo", "pendulums_3d"})
     EXPECT_TRUE(stems.contains(required)) << required;
 }
 
@@ -82,7 +83,8 @@ TEST_P(SceneFile, LoadsAndRunsTenSeconds) {
   Result<LoadedScene> loaded = load_scene(scene.value());
   ASSERT_TRUE(loaded) << loaded.error().message;
   World& w = loaded.value().world;
-  EXPECT_EQ(w.settings().dimension, 2);
+  // Scenes are 2D unless their name says otherwise.
+  EXPECT_EQ(w.settings().dimension, stem.ends_with("_3d") ? 3 : 2);
   ASSERT_TRUE(kMaxError.contains(stem)) << "no error bound for scene " << stem;
   const double bound = kMaxError.at(stem);
 
