@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "convert/scene_io.hpp"
+#include "linkage/v1/service.grpc.pb.h"
 #include "options.hpp"
 #include "rpc/services.hpp"
 
@@ -85,8 +86,8 @@ int serve(const ServeOptions& options) {
   // Probes may name a service (Kubernetes' grpc probe takes one); the
   // server as a whole ("") is SERVING by default.
   grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();
-  for (const char* name : {"linkage.v1.WorldService", "linkage.v1.BodyService", "linkage.v1.ConstraintService",
-                           "linkage.v1.ForceService"})
+  for (const char* name : {v1::WorldService::service_full_name(), v1::BodyService::service_full_name(),
+                           v1::ConstraintService::service_full_name(), v1::ForceService::service_full_name()})
     health->SetServingStatus(name, true);
   spdlog::info("linkaged listening on {} (port {}); worlds tick at {} Hz by default{}", options.listen, port,
                options.tick_rate, options.scene.empty() ? "" : "; default world: " + options.scene);
