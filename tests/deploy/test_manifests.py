@@ -68,6 +68,14 @@ def gateway_env_names():
     return set(re.findall(r'env:\s*"(\w+)"', config))
 
 
+def quantity(text):
+    """A Kubernetes CPU or memory quantity ("250m", "2", "64Mi", "1Gi") as a number."""
+    units = {"m": 1e-3, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "k": 1e3, "M": 1e6, "G": 1e9}
+    match = re.fullmatch(r"([0-9.]+)([A-Za-z]*)", str(text))
+    assert match and (match[2] == "" or match[2] in units), f"not a quantity: {text}"
+    return float(match[1]) * units.get(match[2], 1)
+
+
 def container_port(container, port):
     """The containerPort a probe or Service names, by number or by name."""
     for p in container.get("ports", []):
@@ -120,6 +128,7 @@ def test_probe_ports_are_the_containers_ports_and_the_images_ports():
             r = c["resources"]
             for what in ("cpu", "memory"):
                 assert what in r["requests"] and what in r["limits"], f"{c['name']}: {what}"
+                assert quantity(r["requests"][what]) <= quantity(r["limits"][what]), f"{c['name']}: {what} request > limit"
 
 
 def test_the_server_is_probed_with_grpc_health_checking_on_its_listen_port():
