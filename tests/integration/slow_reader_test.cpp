@@ -17,13 +17,8 @@ TEST(SlowReader, DoesNotSlowTheTickNorGrowMemory) {
   InProcessServer server;
   Client a(server.target());
 
-  v1::CreateWorldRequest create;
-  create.set_name("busy");
-  create.set_paused(true);
-  create.mutable_settings()->set_tick_rate(kRate);
-  a.create_world(create);
   // 500 bodies: a 500-link chain hanging straight down (at rest, cheap to step).
-  const v1::ApplyBatchResponse built = a.apply_batch(chain_batch("busy", kBodies, 0.1, 0.0, -1.0));
+  const v1::ApplyBatchResponse built = create_hanging_chain(a, "busy", kBodies, kRate);
   ASSERT_EQ(built.results_size(), 2 * kBodies);
 
   // The stalled client: opens the stream (every tick, constraints too) and never reads.

@@ -156,6 +156,17 @@ v1::ApplyBatchRequest chain_batch(const std::string& world, int n, double spacin
   return req;
 }
 
+v1::ApplyBatchResponse create_hanging_chain(Client& c, const std::string& world, int n, double rate,
+                                            v1::Dynamics dynamics) {
+  v1::CreateWorldRequest create;
+  create.set_name(world);
+  create.set_paused(true);
+  create.mutable_settings()->set_tick_rate(rate);
+  create.mutable_settings()->set_dynamics(dynamics);
+  c.create_world(create);
+  return c.apply_batch(chain_batch(world, n, 0.1, 0.0, -1.0));
+}
+
 std::set<IdKey> body_ids(const v1::ListBodiesResponse& r) {
   std::set<IdKey> out;
   for (const v1::Body& b : r.bodies()) out.insert(key(b.id()));

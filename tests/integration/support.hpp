@@ -84,6 +84,10 @@ v1::ConstraintDef rod(const std::string& a, const std::string& b, const std::str
 // the origin along (dx, dy), link-1 hung on the world at the origin, each link on the one before.
 v1::ApplyBatchRequest chain_batch(const std::string& world, int n, double spacing = 0.1, double dx = 1.0,
                                   double dy = 0.0);
+// Creates a paused world ticking at `rate` whose n-link chain hangs at rest
+// straight down from the origin; answers the chain's batch.
+v1::ApplyBatchResponse create_hanging_chain(Client& c, const std::string& world, int n, double rate,
+                                            v1::Dynamics dynamics = v1::DYNAMICS_UNSPECIFIED);
 
 using IdKey = std::pair<std::uint32_t, std::uint32_t>;  // (index, generation)
 inline IdKey key(const v1::Id& id) { return {id.index(), id.generation()}; }

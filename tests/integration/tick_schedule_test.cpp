@@ -18,20 +18,14 @@ TEST(TickSchedule, KeepsItsRateWithoutDrift) {
   InProcessServer server;
   Client a(server.target());
 
-  v1::CreateWorldRequest create;
-  create.set_name("long-chain");
-  create.set_paused(true);
-  create.mutable_settings()->set_tick_rate(kRate);
-  create.mutable_settings()->set_dynamics(v1::DYNAMICS_VELOCITY_PROJECTION);
-  a.create_world(create);
-  // Hanging straight down from the origin: a chain at rest.
-  const v1::ApplyBatchResponse built = a.apply_batch(chain_batch("long-chain", kLinks, 0.1, 0.0, -1.0));
+  const v1::ApplyBatchResponse built =
+      create_hanging_chain(a, "scheduled", kLinks, kRate, v1::DYNAMICS_VELOCITY_PROJECTION);
   ASSERT_EQ(built.results_size(), 2 * kLinks);
   // And someone watching it, as a server under load would have.
   Client watcher(server.target());
   auto watch_ctx = context(30s);
   v1::StreamStateRequest watch;
-  watch.set_world("long-chain");
+  watch.set_world("scheduled");
   watch.set_rate_hz(30);
   auto reader = watcher.worlds->StreamState(watch_ctx.get(), watch);
   std::thread drain([&] {
@@ -41,7 +35,7 @@ TEST(TickSchedule, KeepsItsRateWithoutDrift) {
   });
 
   v1::ResumeRequest resume;
-  resume.set_world("long-chain");
+  resume.set_world("scheduled");
   v1::ResumeResponse resumed;
   ASSERT_TRUE(a.worlds->Resume(context().get(), resume, &resumed).ok());
   const auto t0 = std::chrono::steady_clock::now();
@@ -52,14 +46,14 @@ TEST(TickSchedule, KeepsItsRateWithoutDrift) {
     std::uint64_t ticks;
   };
   auto sample = [&] {
-    const v1::World w = a.get_world("long-chain");
+    const v1::World w = a.get_world("scheduled");
     return Sample{std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), w.tick() - tick0};
   };
   std::this_thread::sleep_until(t0 + 2500ms);
   const Sample half = sample();
   std::this_thread::sleep_until(t0 + 5000ms);
   const Sample full = sample();
-  const v1::World end = a.get_world("long-chain");
+  const v1::World end = a.get_world("scheduled");
 
   watch_ctx->TryCancel();
   drain.join();
