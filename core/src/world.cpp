@@ -18,39 +18,6 @@
 namespace linkage {
 namespace {
 
-Status validate_settings(const WorldSettings& s) {
-  if (s.dimension != 2 && s.dimension != 3)
-    return invalid_argument("dimension: must be 2 or 3, got " + std::to_string(s.dimension));
-  if (!s.gravity.allFinite()) return invalid_argument("gravity: must be finite");
-  if (s.dimension == 2 && s.gravity.z() != 0.0) return invalid_argument("gravity: z must be 0 in a 2D world");
-  if (!(std::isfinite(s.dt) && s.dt > 0.0)) return invalid_argument("dt: must be > 0 s, got " + std::to_string(s.dt));
-  if (s.substeps < 1 || s.substeps > 1000)
-    return invalid_argument("substeps: must be 1 to 1000, got " + std::to_string(s.substeps));
-  if (!(std::isfinite(s.feedback_stiffness) && s.feedback_stiffness >= 0.0))
-    return invalid_argument("feedback_stiffness: must be ≥ 0 1/s², got " + std::to_string(s.feedback_stiffness));
-  if (!(std::isfinite(s.feedback_damping) && s.feedback_damping >= 0.0))
-    return invalid_argument("feedback_damping: must be ≥ 0 1/s, got " + std::to_string(s.feedback_damping));
-  if (!(std::isfinite(s.solver_tolerance) && s.solver_tolerance > 0.0))
-    return invalid_argument("solver_tolerance: must be > 0, got " + std::to_string(s.solver_tolerance));
-  if (s.solver_max_iterations < 1)
-    return invalid_argument("solver_max_iterations: must be ≥ 1, got " + std::to_string(s.solver_max_iterations));
-  if (!(std::isfinite(s.regularization) && s.regularization >= 0.0 && s.regularization < 1.0))
-    return invalid_argument("regularization: must be in [0, 1), got " + std::to_string(s.regularization));
-  if (!(std::isfinite(s.baumgarte) && s.baumgarte >= 0.0 && s.baumgarte <= 1.0))
-    return invalid_argument("baumgarte: must be in [0, 1], got " + std::to_string(s.baumgarte));
-  if (s.velocity_iterations < 1 || s.velocity_iterations > 10000)
-    return invalid_argument("velocity_iterations: must be 1 to 10000, got " + std::to_string(s.velocity_iterations));
-  if (s.relax_iterations < 0 || s.relax_iterations > 10000)
-    return invalid_argument("relax_iterations: must be 0 to 10000, got " + std::to_string(s.relax_iterations));
-  if (s.position_iterations < 0 || s.position_iterations > 10000)
-    return invalid_argument("position_iterations: must be 0 to 10000, got " + std::to_string(s.position_iterations));
-  if (!(std::isfinite(s.projection_tolerance) && s.projection_tolerance > 0.0))
-    return invalid_argument("projection_tolerance: must be > 0, got " + std::to_string(s.projection_tolerance));
-  if (s.projection_max_iterations < 1)
-    return invalid_argument("projection_max_iterations: must be ≥ 1, got " + std::to_string(s.projection_max_iterations));
-  return ok_status();
-}
-
 template <class Ids>
 std::vector<decltype(Ids{}[0].id)> ids_of(const Ids& records) {
   std::vector<decltype(Ids{}[0].id)> out;
@@ -127,7 +94,7 @@ World& World::operator=(World&&) noexcept = default;
 World::~World() = default;
 
 Result<World> World::create(const WorldSettings& settings) {
-  if (Status s = validate_settings(settings); !s) return s.error();
+  if (Status s = validate(settings); !s) return s.error();
   auto d = std::make_unique<WorldData>();
   d->settings = settings;
   return World(std::move(d));
@@ -136,7 +103,7 @@ Result<World> World::create(const WorldSettings& settings) {
 const WorldSettings& World::settings() const { return d_->settings; }
 
 Status World::set_settings(const WorldSettings& settings) {
-  if (Status s = validate_settings(settings); !s) return s;
+  if (Status s = validate(settings); !s) return s;
   if (settings.dimension != d_->settings.dimension && !d_->bodies.empty())
     return Error{ErrorCode::failed_precondition,
                  "dimension: cannot change while the world holds bodies; remove them first"};
@@ -251,6 +218,9 @@ std::uint64_t World::state_hash() const {
 std::vector<BodyId> World::bodies() const { return ids_of(d_->bodies); }
 std::vector<ConstraintId> World::constraints() const { return ids_of(d_->constraints); }
 std::vector<ForceId> World::forces() const { return ids_of(d_->forces); }
+std::size_t World::body_count() const { return d_->bodies.size(); }
+std::size_t World::constraint_count() const { return d_->constraints.size(); }
+std::size_t World::force_count() const { return d_->forces.size(); }
 void World::body_states(BodyStates& out) const {
   const WorldData& d = *d_;
   const int dim = d.settings.dimension;

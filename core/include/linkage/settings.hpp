@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "linkage/math.hpp"
+#include "linkage/result.hpp"
 
 namespace linkage {
 
@@ -74,6 +75,9 @@ struct WorldSettings {
   double projection_tolerance = 1e-10;  // in each row's unit (m, rad)
   int projection_max_iterations = 50;
 };
+
+// OK, or invalid_argument naming the first setting out of its range.
+Status validate(const WorldSettings& settings);
 
 std::string_view integrator_name(Integrator);
 std::string_view solver_name(LinearSolver);

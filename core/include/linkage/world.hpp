@@ -91,6 +91,7 @@ class World {
   Result<Removed> remove_body(BodyId id);
   Result<BodyInfo> body(BodyId id) const;
   std::vector<BodyId> bodies() const;  // in creation order
+  std::size_t body_count() const;
   void body_states(BodyStates& out) const;
   bool contains(BodyId id) const;
 
@@ -104,6 +105,7 @@ class World {
   Status remove_constraint(ConstraintId id);
   Result<ConstraintInfo> constraint(ConstraintId id) const;
   std::vector<ConstraintId> constraints() const;  // in creation order
+  std::size_t constraint_count() const;
   void constraint_states(ConstraintStates& out) const;
   bool contains(ConstraintId id) const;
 
@@ -116,6 +118,7 @@ class World {
   Status remove_force(ForceId id);
   Result<ForceInfo> force(ForceId id) const;
   std::vector<ForceId> forces() const;
+  std::size_t force_count() const;
   bool contains(ForceId id) const;
 
   // --- time ---

@@ -1,0 +1,73 @@
+// World settings: their names and the ranges that mean something.
+#include "linkage/settings.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "world_internal.hpp"
+
+namespace linkage {
+
+std::string_view integrator_name(Integrator i) {
+  switch (i) {
+    case Integrator::explicit_euler: return "explicit_euler";
+    case Integrator::semi_implicit_euler: return "semi_implicit_euler";
+    case Integrator::midpoint: return "midpoint";
+    case Integrator::rk4: return "rk4";
+    case Integrator::velocity_verlet: return "velocity_verlet";
+  }
+  return "unknown";
+}
+
+std::string_view solver_name(LinearSolver s) {
+  switch (s) {
+    case LinearSolver::conjugate_gradient: return "conjugate_gradient";
+    case LinearSolver::ldlt: return "ldlt";
+    case LinearSolver::gauss_seidel: return "gauss_seidel";
+  }
+  return "unknown";
+}
+
+std::string_view dynamics_name(Dynamics d) {
+  switch (d) {
+    case Dynamics::force_based: return "force_based";
+    case Dynamics::velocity_projection: return "velocity_projection";
+    case Dynamics::sequential_impulses: return "sequential_impulses";
+  }
+  return "unknown";
+}
+
+Status validate(const WorldSettings& s) {
+  if (s.dimension != 2 && s.dimension != 3)
+    return invalid_argument("dimension: must be 2 or 3, got " + std::to_string(s.dimension));
+  if (!s.gravity.allFinite()) return invalid_argument("gravity: must be finite");
+  if (s.dimension == 2 && s.gravity.z() != 0.0) return invalid_argument("gravity: z must be 0 in a 2D world");
+  if (!(std::isfinite(s.dt) && s.dt > 0.0)) return invalid_argument("dt: must be > 0 s, got " + std::to_string(s.dt));
+  if (s.substeps < 1 || s.substeps > 1000)
+    return invalid_argument("substeps: must be 1 to 1000, got " + std::to_string(s.substeps));
+  if (!(std::isfinite(s.feedback_stiffness) && s.feedback_stiffness >= 0.0))
+    return invalid_argument("feedback_stiffness: must be ≥ 0 1/s², got " + std::to_string(s.feedback_stiffness));
+  if (!(std::isfinite(s.feedback_damping) && s.feedback_damping >= 0.0))
+    return invalid_argument("feedback_damping: must be ≥ 0 1/s, got " + std::to_string(s.feedback_damping));
+  if (!(std::isfinite(s.solver_tolerance) && s.solver_tolerance > 0.0))
+    return invalid_argument("solver_tolerance: must be > 0, got " + std::to_string(s.solver_tolerance));
+  if (s.solver_max_iterations < 1)
+    return invalid_argument("solver_max_iterations: must be ≥ 1, got " + std::to_string(s.solver_max_iterations));
+  if (!(std::isfinite(s.regularization) && s.regularization >= 0.0 && s.regularization < 1.0))
+    return invalid_argument("regularization: must be in [0, 1), got " + std::to_string(s.regularization));
+  if (!(std::isfinite(s.baumgarte) && s.baumgarte >= 0.0 && s.baumgarte <= 1.0))
+    return invalid_argument("baumgarte: must be in [0, 1], got " + std::to_string(s.baumgarte));
+  if (s.velocity_iterations < 1 || s.velocity_iterations > 10000)
+    return invalid_argument("velocity_iterations: must be 1 to 10000, got " + std::to_string(s.velocity_iterations));
+  if (s.relax_iterations < 0 || s.relax_iterations > 10000)
+    return invalid_argument("relax_iterations: must be 0 to 10000, got " + std::to_string(s.relax_iterations));
+  if (s.position_iterations < 0 || s.position_iterations > 10000)
+    return invalid_argument("position_iterations: must be 0 to 10000, got " + std::to_string(s.position_iterations));
+  if (!(std::isfinite(s.projection_tolerance) && s.projection_tolerance > 0.0))
+    return invalid_argument("projection_tolerance: must be > 0, got " + std::to_string(s.projection_tolerance));
+  if (s.projection_max_iterations < 1)
+    return invalid_argument("projection_max_iterations: must be ≥ 1, got " + std::to_string(s.projection_max_iterations));
+  return ok_status();
+}
+
+}  // namespace linkage
