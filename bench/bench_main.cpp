@@ -115,8 +115,9 @@ const std::vector<SceneEntry> kScenes = {
     {[] { return scenes::chain(100); }},
     {[] { return scenes::chain(1000); }},
     {[] { return scenes::cloth(32); }},
-    {[] { return scenes::cloth(100); }, 48},     // 0.8 s: SHAKE takes ~1.2 s a step here
-    {[] { return scenes::joint_grid(); }, 100},  // of 500: LDLᵀ + RK4 takes ~0.5 s a step here
+    {[] { return scenes::cloth(100); }},
+    {[] { return scenes::cloth_slack(100); }},
+    {[] { return scenes::joint_grid(); }},
 };
 
 // ---------------------------------------------------------------------------

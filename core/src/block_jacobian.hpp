@@ -32,6 +32,8 @@ class BlockJacobian {
   const std::vector<Group>& groups() const { return groups_; }
   const Block& block(int i) const { return blocks_[i]; }
   const double* values(const Block& b) const { return values_.data() + b.values; }
+  const double* values() const { return values_.data(); }
+  std::size_t value_count() const { return values_.size(); }
 
   void multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;               // y = J x
   void add_transpose_product(const Eigen::VectorXd& l, Eigen::VectorXd& y) const;  // y += Jᵀ l

@@ -158,7 +158,7 @@ SolveStats solve_free_rows(WorldData& d, const SystemView& k) {
     return solve_gauss_seidel(k, ws.rhs, ws.lambda, ws.lo, ws.hi, s.solver_tolerance, s.solver_max_iterations);
 
   auto solve_free = [&](const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda) {
-    if (s.solver == LinearSolver::ldlt) return ws.ldlt.solve(k, rhs, lambda);
+    if (s.solver == LinearSolver::ldlt) return ws.direct.solve(k, rhs, lambda, s.solver_tolerance);
     return solve_cg(k, rhs, lambda, s.solver_tolerance, s.solver_max_iterations);
   };
   SolveStats stats = solve_free(ws.rhs, ws.lambda);
@@ -221,7 +221,7 @@ void record_solve(WorldData& d, const SolveStats& stats, int held_rows) {
   int deficiency = stats.rank_deficiency;
   if (deficiency < 0) {
     if (ws.rank_topology != d.topology_version) {
-      ws.rank_deficiency = estimate_rank_deficiency(SystemView{ws.J, ws.w, ws.reg, ws.held});
+      ws.rank_deficiency = count_dependent_rows(SystemView{ws.J, ws.w, ws.reg, ws.held});
       ws.rank_topology = d.topology_version;
     }
     deficiency = ws.rank_deficiency;

@@ -10,7 +10,7 @@
 
 #include "block_jacobian.hpp"
 #include "linkage/diagnostics.hpp"
-#include "solvers/solvers.hpp"
+#include "solvers/direct.hpp"
 
 namespace linkage {
 
@@ -34,7 +34,7 @@ struct Workspace {
   Eigen::VectorXd fixed;
   std::vector<char> velocity_row, unilateral_row, held;
 
-  LdltSolver ldlt;
+  DirectSolver direct;
   // The rank deficiency found for this topology, for the iterative solvers.
   std::uint64_t rank_topology = std::numeric_limits<std::uint64_t>::max();
   int rank_deficiency = 0;

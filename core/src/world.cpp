@@ -107,7 +107,7 @@ Status World::set_settings(const WorldSettings& settings) {
   if (settings.dimension != d_->settings.dimension && !d_->bodies.empty())
     return Error{ErrorCode::failed_precondition,
                  "dimension: cannot change while the world holds bodies; remove them first"};
-  if (settings.solver != d_->settings.solver) d_->ws.ldlt.reset();
+  d_->ws.direct.reset();
   d_->settings = settings;
   return ok_status();
 }

@@ -109,6 +109,7 @@ Status World::update_body(BodyId id, const BodyDef& def) {
   if (!mp) return mp.error();
   fill_record(r, def, mp.value());
   write_state(d, r, def);
+  d.ws.direct.recheck();  // a body moved: rows that depended on each other may no longer
   return ok_status();
 }
 

@@ -114,6 +114,7 @@ Status World::update_constraint(ConstraintId id, const ConstraintDef& def) {
   Result<Resolved> r = resolve(d, def);
   if (!r) return r.error();
   c.def = r.value().def;
+  d.ws.direct.recheck();  // new anchors or lengths may make rows (in)dependent
   return ok_status();
 }
 

@@ -84,8 +84,32 @@ SceneSpec cloth(int n) {
     }
   add_pin(s, -1, index(0, 0), s.bodies[static_cast<std::size_t>(index(0, 0))].position, kSpacing);
   add_pin(s, -1, index(0, n - 1), s.bodies[static_cast<std::size_t>(index(0, n - 1))].position, kSpacing);
+  s.steps = 300;
   const double height = kSpacing * (n - 1);
   set_energy_scale(s, height, "the cloth's height");
+  return s;
+}
+
+SceneSpec cloth_slack(int n) {
+  SceneSpec s;
+  s.name = "cloth_" + std::to_string(n) + "_slack";
+  s.steps = 300;
+  constexpr double kColumn = 0.09;  // m between columns: rods 0.1 m long span less
+  const double dz = std::sqrt(kSpacing * kSpacing - kColumn * kColumn);
+  auto index = [n](int column, int row) { return row * n + column; };
+  for (int row = 0; row < n; ++row)
+    for (int column = 0; column < n; ++column) {
+      const bool fixed = row == 0 && (column == 0 || column == n - 1);
+      s.bodies.push_back({.type = BodyType::particle,
+                          .fixed = fixed,
+                          .position = Vec2(kColumn * column, -kSpacing * row - (column % 2 ? dz : 0.0))});
+    }
+  for (int row = 0; row < n; ++row)
+    for (int column = 0; column < n; ++column) {
+      if (column + 1 < n) add_rod(s, index(column, row), index(column + 1, row));
+      if (row + 1 < n) add_rod(s, index(column, row), index(column, row + 1));
+    }
+  set_energy_scale(s, kSpacing * (n - 1) + dz, "the cloth's height");
   return s;
 }
 

@@ -62,8 +62,17 @@ SceneSpec pendulum();
 SceneSpec chain(int n);
 // n × n particles of mass 1, 0.1 m apart, the top row at y = 0 from x = 0,
 // rows below it; each particle joined by a rod to its right and its lower
-// neighbour; the two top corners pinned to the world where they are.
+// neighbour; the two top corners pinned to the world where they are. The top
+// row is then a straight, taut chain (a degenerate scene: see cloth_slack).
+// 300 steps.
 SceneSpec cloth(int n);
+// The same cloth with a slack top row, so that it hangs well posed: n × n
+// particles of mass 1, node (i, j) (column i, row j) at
+// (0.09 i, −0.1 j − (i odd ? dz : 0)), dz = √(0.1² − 0.09²); the two top
+// corners are fixed bodies; rods of 0.1 m between horizontal and vertical
+// neighbours, every one at rest length. The top row spans 0.09 (n − 1) m
+// with 0.1 (n − 1) m of rods. 300 steps.
+SceneSpec cloth_slack(int n);
 // Box2D v3's joint_grid benchmark: 100 × 100 disks (radius 0.4, density 1)
 // at (k, −i), each pinned to its upper and its left neighbour at the midpoint
 // (19,800 joints); the top-row disks k = 47…53 are fixed; gravity (0, −10);

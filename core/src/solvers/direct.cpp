@@ -1,0 +1,213 @@
+#include "direct.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace linkage {
+namespace {
+
+// Rounds of "take the dependent rows out, analyse again" before the rest
+// are left to the factorization's own handling.
+constexpr int kRedundancyRounds = 4;
+// A removed row whose equation is off by more than this (relative to |r|)
+// is no longer dependent: the rows are checked again.
+constexpr double kRemovedResidual = 1e-6;
+// Never more PCG iterations than this before refactoring.
+constexpr int kMaxReuse = 10;
+
+}  // namespace
+
+void DirectSolver::reset() {
+  ldlt_ = MultifrontalLdlt();
+  structure_.clear();
+  removed_.clear();
+  dependent_.clear();
+  recheck_ = true;
+  factored_ = false;
+  reuse_budget_ = 0;
+  path_ = DirectPath::none;
+}
+
+bool DirectSolver::same_structure(const BlockJacobian& J) const {
+  std::size_t i = 0;
+  auto next = [&](int v) { return i < structure_.size() && structure_[i++] == v; };
+  if (!next(J.rows()) || !next(J.cols()) || !next(static_cast<int>(J.groups().size()))) return false;
+  for (const BlockJacobian::Group& g : J.groups()) {
+    if (!next(g.row) || !next(g.rows) || !next(g.blocks)) return false;
+    for (int b = g.first_block; b < g.first_block + g.blocks; ++b)
+      if (!next(J.block(b).col) || !next(J.block(b).cols)) return false;
+  }
+  return i == structure_.size();
+}
+
+void DirectSolver::analyse(const BlockJacobian& J) {
+  structure_ = {J.rows(), J.cols(), static_cast<int>(J.groups().size())};
+  for (const BlockJacobian::Group& g : J.groups()) {
+    structure_.insert(structure_.end(), {g.row, g.rows, g.blocks});
+    for (int b = g.first_block; b < g.first_block + g.blocks; ++b) structure_.insert(structure_.end(), {J.block(b).col, J.block(b).cols});
+  }
+  removed_.assign(static_cast<std::size_t>(J.rows()), 0);
+  ldlt_.analyse(J, removed_);
+  factored_ = false;
+}
+
+SystemView DirectSolver::kept(const SystemView& k) {
+  if (std::find(removed_.begin(), removed_.end(), 1) == removed_.end()) return k;
+  held_.assign(removed_.begin(), removed_.end());
+  for (std::size_t i = 0; i < held_.size() && !k.held.empty(); ++i) held_[i] |= k.held[i];
+  return SystemView{k.J, k.w, k.reg, held_};
+}
+
+bool DirectSolver::factored_for(const SystemView& k) const {
+  return factored_ && factored_j_.size() == k.J.value_count() &&
+         std::memcmp(factored_j_.data(), k.J.values(), factored_j_.size() * sizeof(double)) == 0 &&
+         factored_w_.size() == k.w.size() && factored_w_ == k.w && factored_reg_.size() == k.reg.size() &&
+         factored_reg_ == k.reg && factored_held_ == k.held;
+}
+
+void DirectSolver::remember(const SystemView& k) {
+  factored_j_.assign(k.J.values(), k.J.values() + k.J.value_count());
+  factored_w_ = k.w;
+  factored_reg_ = k.reg;
+  factored_held_ = k.held;
+}
+
+void DirectSolver::factor(const SystemView& k) {
+  if (recheck_ && std::find(removed_.begin(), removed_.end(), 1) != removed_.end()) {
+    removed_.assign(removed_.size(), 0);
+    ldlt_.analyse(k.J, removed_);
+  }
+  ldlt_.factor(kept(k));
+  ++factorizations;
+  if (recheck_) {
+    // Take the dependent rows out and analyse without them: the fill they
+    // would cause goes with them.
+    for (int round = 0; round < kRedundancyRounds && !ldlt_.dependent_rows().empty(); ++round) {
+      for (int r : ldlt_.dependent_rows()) removed_[static_cast<std::size_t>(r)] = 1;
+      ldlt_.analyse(k.J, removed_);
+      ldlt_.factor(kept(k));
+      ++factorizations;
+    }
+    recheck_ = false;
+  } else if (!ldlt_.dependent_rows().empty()) {
+    recheck_ = true;  // a row became dependent (a singular configuration): analyse again next time
+  }
+  dependent_.clear();
+  for (std::size_t i = 0; i < removed_.size(); ++i)
+    if (removed_[i]) dependent_.push_back(static_cast<int>(i));
+  for (int r : ldlt_.dependent_rows()) dependent_.push_back(r);
+  std::sort(dependent_.begin(), dependent_.end());
+
+  const FrontPlan& plan = ldlt_.plan();
+  const double fronts = static_cast<double>(plan.supers.size());
+  const double factor_work = plan.factor_flops + plan.assembly_flops + 30.0 * fronts;
+  const double iteration_work = plan.solve_flops + 20.0 * fronts + 4.0 * static_cast<double>(plan.perm.size()) +
+                                4.0 * static_cast<double>(k.J.value_count());
+  reuse_budget_ = std::clamp(static_cast<int>(factor_work / std::max(iteration_work, 1.0)) - 1, 0, kMaxReuse);
+  const Elimination& e = ldlt_.elimination();
+  path_ = e.tree_components && e.loop_components ? DirectPath::mixed
+          : e.loop_components                    ? DirectPath::graph
+          : e.tree_components                    ? DirectPath::tree
+                                                 : DirectPath::none;
+  remember(k);
+  factored_ = true;
+}
+
+SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& x, double tolerance) {
+  SolveStats stats;
+  const SystemView kk = kept(k);
+  const int n = static_cast<int>(r.size());
+  Eigen::VectorXd res = r;
+  for (int i = 0; i < n; ++i)
+    if (kk.is_held(i)) res[i] = 0.0;
+  const double norm_r = res.norm();
+  x.setZero(n);
+  if (norm_r == 0.0) return stats;
+  Eigen::VectorXd z = res, kp(n);
+  ldlt_.solve(z);
+  Eigen::VectorXd p = z;
+  double rz = res.dot(z);
+  stats.residual = 1.0;
+  for (int it = 0; it <= reuse_budget_; ++it) {
+    kk.apply(p, kp, scratch_);
+    const double pkp = p.dot(kp);
+    if (!(pkp > 0.0)) break;
+    const double alpha = rz / pkp;
+    x += alpha * p;
+    res -= alpha * kp;
+    ++stats.iterations;
+    ++pcg_iterations;
+    stats.residual = res.norm() / norm_r;
+    if (stats.residual <= tolerance) return stats;
+    z = res;
+    ldlt_.solve(z);
+    const double rz_next = res.dot(z);
+    p = z + (rz_next / rz) * p;
+    rz = rz_next;
+  }
+  stats.residual = std::numeric_limits<double>::infinity();  // not converged: refactor
+  return stats;
+}
+
+SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda,
+                               double tolerance) {
+  ++solves;
+  SolveStats stats;
+  const int n = static_cast<int>(r.size());
+  if (n == 0) {
+    lambda.resize(0);
+    stats.rank_deficiency = 0;
+    return stats;
+  }
+  if (!same_structure(k.J)) {
+    analyse(k.J);
+    recheck_ = true;
+  }
+  bool fresh = false;
+  if (!factored_for(k)) {
+    if (factored_ && reuse_budget_ > 0 && !recheck_) {
+      stats = reuse(k, r, lambda, tolerance);
+      if (stats.residual <= tolerance) {
+        stats.rank_deficiency = static_cast<int>(dependent_.size());
+        return stats;
+      }
+    }
+    factor(k);
+    fresh = true;
+  }
+  const SystemView kk = kept(k);
+  lambda = r;
+  for (int i = 0; i < n; ++i)
+    if (kk.is_held(i)) lambda[i] = 0.0;
+  ldlt_.solve(lambda);
+  stats.iterations = 1;
+  Eigen::VectorXd kx(n);
+  kk.apply(lambda, kx, scratch_);
+  double res = 0.0, norm = 0.0;
+  for (int i = 0; i < n; ++i) {
+    if (kk.is_held(i)) continue;
+    res += (r[i] - kx[i]) * (r[i] - kx[i]);
+    norm += r[i] * r[i];
+  }
+  stats.residual = norm > 0.0 ? std::sqrt(res / norm) : 0.0;
+  // Removed rows must still hold: λ that solves the kept rows solves them
+  // too while they depend on the kept ones.
+  if (fresh && &kk.held == &held_) {
+    k.apply(lambda, kx, scratch_);
+    double off = 0.0;
+    for (std::size_t i = 0; i < removed_.size(); ++i)
+      if (removed_[i] && !k.is_held(static_cast<int>(i))) off = std::max(off, std::abs(r[static_cast<int>(i)] - kx[static_cast<int>(i)]));
+    if (off > kRemovedResidual * std::max(std::sqrt(norm), 1e-300)) recheck_ = true;
+  }
+  stats.rank_deficiency = static_cast<int>(dependent_.size());
+  return stats;
+}
+
+int count_dependent_rows(const SystemView& k) {
+  DirectSolver once;
+  Eigen::VectorXd lambda;
+  return once.solve(k, Eigen::VectorXd::Zero(k.J.rows()), lambda, 1e-10).rank_deficiency;
+}
+
+}  // namespace linkage

@@ -1,0 +1,93 @@
+#pragma once
+// The direct solver of K λ = r (LinearSolver::ldlt): a multifrontal LDLᵀ over
+// the constraint graph (multifrontal.hpp), kept between solves.
+//
+// - Analysis once per topology: components, a tree order for acyclic ones
+//   (linear time, no fill) and a fill-reducing order for the rest.
+// - Redundancy by elimination: the first factorization of a topology finds
+//   the dependent rows (vanishing pivots); they are taken out of the system
+//   (λ = 0, exact for a consistent system), the graph analysed again without
+//   them, and reported. A later factorization that meets a new vanishing
+//   pivot, or a solve whose removed rows no longer hold, checks again.
+// - Factor reuse: a K bit-identical to the one factored is solved at once;
+//   another K, where a factorization costs several solves, is solved by
+//   conjugate gradient preconditioned with the last factorization, and
+//   refactored only when that would take more iterations than a
+//   factorization is worth (a cost model of the plan, not the clock, so
+//   that runs stay deterministic).
+
+#include <cstdint>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "multifrontal.hpp"
+#include "solvers.hpp"
+
+namespace linkage {
+
+// Which factorization the last solves used.
+enum class DirectPath : std::uint8_t {
+  none,   // nothing to solve
+  tree,   // every component acyclic
+  graph,  // every component with loops (fill-reducing order)
+  mixed,  // some of each
+};
+
+class DirectSolver {
+ public:
+  DirectSolver() = default;
+  // Copies start empty: a factorization is a cache, never state.
+  DirectSolver(const DirectSolver&) {}
+  DirectSolver& operator=(const DirectSolver&) {
+    reset();
+    return *this;
+  }
+
+  // Solves K λ = r over the free rows (held and dependent rows: λ = 0).
+  SolveStats solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance);
+
+  // Forget everything (settings changed).
+  void reset();
+  // The model changed (a constraint's parameters, a body's mass): the
+  // dependent rows are found again at the next factorization.
+  void recheck() { recheck_ = true; }
+
+  // Rows taken out as dependent (ascending), and how the last solves went.
+  const std::vector<int>& dependent_rows() const { return dependent_; }
+  DirectPath path() const { return path_; }
+  int factorizations = 0;  // numeric factorizations
+  int solves = 0;          // systems solved
+  int pcg_iterations = 0;  // conjugate-gradient iterations on a reused factorization
+
+ private:
+  bool same_structure(const BlockJacobian& J) const;
+  void analyse(const BlockJacobian& J);
+  void factor(const SystemView& k);
+  bool factored_for(const SystemView& k) const;
+  void remember(const SystemView& k);
+  SolveStats reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance);
+  // K restricted to the rows in the solve (held or dependent rows out).
+  SystemView kept(const SystemView& k);
+
+  MultifrontalLdlt ldlt_;
+  std::vector<int> structure_;    // J's block layout the analysis is for
+  std::vector<char> removed_;     // per row: taken out as dependent
+  std::vector<int> dependent_;
+  bool recheck_ = true;           // find the dependent rows at the next factorization
+  bool factored_ = false;
+  int reuse_budget_ = 0;          // PCG iterations a factorization is worth
+  DirectPath path_ = DirectPath::none;
+  // What the factorization was made from (to know an identical K).
+  std::vector<double> factored_j_;
+  Eigen::VectorXd factored_w_, factored_reg_;
+  std::vector<char> factored_held_;
+  std::vector<char> held_;        // held ∪ removed, for `kept`
+  Eigen::VectorXd scratch_;
+};
+
+// Factors K once to count its dependent rows (for the iterative solvers,
+// which cannot tell).
+int count_dependent_rows(const SystemView& k);
+
+}  // namespace linkage

@@ -1,0 +1,106 @@
+#pragma once
+// The direct solver's factorization of K = J W Jᵀ + diag(reg): a multifrontal
+// LDLᵀ over the constraint graph.
+//
+// Each supernode (a range of the elimination order, see elimination.hpp) owns
+// a dense front: its own rows (the pivots) and the rows they couple to later
+// in the order (the update rows). A front is assembled straight from J's
+// blocks (the products B_i W B_jᵀ of two blocks on one body) and from its
+// children's update matrices, then partially factored; what is left of its
+// update rows is handed to the parent. No sparse matrix is formed.
+//
+// A pivot that vanishes against its row's own diagonal (below 1e-8 of it)
+// marks a dependent row: a redundant constraint. The row is taken out of the
+// solve (λ = 0), which is exact for a consistent system, and listed, so that
+// the caller can report it and analyse again without it.
+//
+// Rows held by the caller (SystemView::held) are identity rows: λ = r = 0.
+
+#include <cstdint>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "constraint_graph.hpp"
+#include "elimination.hpp"
+#include "solvers.hpp"
+
+namespace linkage {
+
+// The symbolic analysis: fronts, their rows, where each block product lands,
+// and how each child's update matrix maps into its parent. Depends only on
+// J's structure and the elimination; built once per topology.
+struct FrontPlan {
+  struct Super {
+    int pivots = 0;   // rows eliminated in this front
+    int size = 0;     // rows of the front (pivots first)
+    int first = 0;    // the pivots' place in elimination order (the solver's permuted vector)
+    int index = 0;    // offset into `index`: each front row's place in elimination order
+    int panel = 0;    // offset of its L panel (size × pivots, column-major) in the factor's values
+    int update = 0;   // offset of its update matrix ((size − pivots)², column-major) in the update pool
+    int parent = -1;  // supernode, or −1 for a root
+    int children = 0, child_count = 0;  // offset into `children`
+    int relative = 0;  // offset into `relative`: each update row's front row in the parent
+    int products = 0, product_count = 0;  // offset into `products`
+  };
+  // One block product B_j W B_iᵀ added into a front: node i's block on a
+  // body and node j's block on the same body, j not before i. Offsets are
+  // into J's values and W; a node's kept rows are consecutive in its block
+  // unless some were taken out (`rows_i`, `rows_j` are then the kept ones).
+  struct Product {
+    int values_i, values_j;  // first value of each block (row-major, `cols` wide)
+    int w;                   // the body's first DOF
+    int cols;                // the body's DOF
+    int dest;                // front entry of (first row of j, first row of i)
+    std::uint8_t size_i, size_j;
+    std::uint8_t rows_i[3], rows_j[3];  // kept rows within each block
+    bool diagonal;           // i == j: only the lower triangle
+  };
+  std::vector<Super> supers;  // in a post-order of the supernode tree: children before parents
+  std::vector<int> index, children, relative;
+  std::vector<int> perm;      // place in elimination order → J row
+  std::vector<Product> products;
+  std::size_t panel_values = 0, update_values = 0;
+  int max_size = 0;
+  int total_rows = 0;         // J's rows
+  double factor_flops = 0.0;  // multiply-adds of one numeric factorization
+  double solve_flops = 0.0;   // multiply-adds of one solve
+  double assembly_flops = 0.0;  // multiply-adds of the block products
+};
+
+FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const Elimination& e);
+
+class MultifrontalLdlt {
+ public:
+  // Relative pivot below which a row is dependent.
+  static constexpr double kDependentPivot = 1e-8;
+
+  void analyse(const BlockJacobian& J, const std::vector<char>& removed);
+  bool analysed() const { return analysed_; }
+  const ConstraintGraph& graph() const { return graph_; }
+  const FrontPlan& plan() const { return plan_; }
+  const Elimination& elimination() const { return elimination_; }
+
+  // Assembles K from J (whose structure must be the analysed one) and factors it.
+  void factor(const SystemView& k);
+  // x ← K⁻¹ x over the rows in the plan; every other row comes out 0.
+  void solve(Eigen::VectorXd& x) const;
+  // Rows found dependent by the last factorization, ascending.
+  const std::vector<int>& dependent_rows() const { return dependent_; }
+
+ private:
+  void factor_front(int s, const SystemView& k, double* front);
+
+  ConstraintGraph graph_;
+  Elimination elimination_;
+  FrontPlan plan_;
+  bool analysed_ = false;
+  std::vector<double> panels_;   // L below each pivot, per front
+  std::vector<double> updates_;  // each front's update matrix, until its parent takes it
+  std::vector<double> inverse_pivot_;  // per place in elimination order: 1/d, 0 for a dependent or held row
+  std::vector<double> front_;    // one front being factored
+  std::vector<int> dependent_;
+  mutable Eigen::VectorXd permuted_;  // a solve's vector in elimination order
+};
+
+}  // namespace linkage
