@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "host/registry.hpp"
+#include "malformed.hpp"
 
 namespace linkage::server {
 
@@ -27,8 +28,11 @@ class Services {
     services_.push_back(make_constraint_service(registry));
     services_.push_back(make_force_service(registry));
   }
+  // Registers the services, and the interceptor that answers requests that
+  // cannot be parsed with INVALID_ARGUMENT (malformed.hpp).
   void register_with(grpc::ServerBuilder& builder) {
     for (auto& s : services_) builder.RegisterService(s.get());
+    refuse_malformed_requests(builder);
   }
 
  private:
