@@ -34,6 +34,8 @@ class BlockJacobian {
   const double* values(const Block& b) const { return values_.data() + b.values; }
   const double* values() const { return values_.data(); }
   std::size_t value_count() const { return values_.size(); }
+  // The values, to rewrite in place while the layout stays (see evaluate_constraints).
+  double* mutable_values() { return values_.data(); }
 
   void multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;               // y = J x
   void add_transpose_product(const Eigen::VectorXd& l, Eigen::VectorXd& y) const;  // y += Jᵀ l

@@ -1,6 +1,7 @@
 #include "constraint_system.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 
@@ -8,58 +9,153 @@
 
 namespace linkage {
 
+namespace {
+
+// Where constraint `c`'s blocks go in J: per body end, its first DOF and
+// DOF count (−1, 0: no block, the end cannot move).
+std::array<int, 4> layout_of(const WorldData& d, const ConstraintRecord& c) {
+  std::array<int, 4> out{-1, 0, -1, 0};
+  for (int end = 0; end < 2; ++end) {
+    const int body = end == 0 ? c.body_a : c.body_b;
+    if (body < 0) continue;
+    const BodyRecord& b = d.bodies[static_cast<std::size_t>(body)];
+    if (b.motion != Motion::dynamic) continue;
+    out[static_cast<std::size_t>(2 * end)] = b.offset;
+    out[static_cast<std::size_t>(2 * end + 1)] = b.dof;
+  }
+  return out;
+}
+
+void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int row) {
+  for (int r = 0; r < c.rows; ++r) {
+    ws.C[row + r] = rows.C[r];
+    ws.Cdot[row + r] = rows.Cdot[r];
+    ws.jdot_qdot[row + r] = rows.jdot_qdot[r];
+    ws.c_tt[row + r] = rows.c_tt[r];
+    ws.lo[row + r] = rows.lo[r];
+    ws.hi[row + r] = rows.hi[r];
+    ws.velocity_row[static_cast<std::size_t>(row + r)] = rows.velocity_level;
+    ws.unilateral_row[static_cast<std::size_t>(row + r)] = rows.unilateral;
+    ws.soft_omega[row + r] = 2.0 * std::numbers::pi * c.softness.frequency;
+    ws.soft_zeta[row + r] = c.softness.damping_ratio;
+  }
+}
+
+void copy_block(double* out, const Eigen::Matrix3d& block, int rows, int dof) {
+  for (int r = 0; r < rows; ++r)
+    for (int k = 0; k < dof; ++k) out[r * dof + k] = block(r, k);
+}
+
+}  // namespace
+
 void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   Workspace& ws = d.ws;
   int m = 0;
   for (const ConstraintRecord& c : d.constraints) m += c.rows;
-  ws.J.reset(m, d.dof());
   ws.C.resize(m);
   ws.Cdot.resize(m);
   ws.jdot_qdot.resize(m);
   ws.c_tt.resize(m);
   ws.lo.resize(m);
   ws.hi.resize(m);
-  ws.velocity_row.assign(static_cast<std::size_t>(m), 0);
-  ws.unilateral_row.assign(static_cast<std::size_t>(m), 0);
+  ws.velocity_row.resize(static_cast<std::size_t>(m));
+  ws.unilateral_row.resize(static_cast<std::size_t>(m));
   ws.soft_omega.resize(m);
   ws.soft_zeta.resize(m);
+  const int dim = d.settings.dimension;
+
+  // J keeps its layout while the constraints and the bodies' motions do:
+  // then the blocks are written where they are (the common case: every
+  // evaluation of a step, and every step until the topology changes).
+  bool same = ws.J.rows() == m && ws.J.cols() == d.dof() && ws.J.groups().size() == d.constraints.size();
+  for (std::size_t i = 0; same && i < d.constraints.size(); ++i) {
+    const std::array<int, 4> l = layout_of(d, d.constraints[i]);
+    const BlockJacobian::Group& g = ws.J.groups()[i];
+    int k = g.first_block;
+    for (int end = 0; end < 2 && same; ++end) {
+      if (l[static_cast<std::size_t>(2 * end + 1)] == 0) continue;
+      same = k < g.first_block + g.blocks && ws.J.block(k).col == l[static_cast<std::size_t>(2 * end)] &&
+             ws.J.block(k).cols == l[static_cast<std::size_t>(2 * end + 1)];
+      ++k;
+    }
+    same = same && k == g.first_block + g.blocks;
+  }
+  if (same) {
+    double* values = ws.J.mutable_values();
+    int row = 0;
+    for (std::size_t i = 0; i < d.constraints.size(); ++i) {
+      const ConstraintRecord& c = d.constraints[i];
+      Rows rows;
+      evaluate_constraint(c.def, body_view(d, c.body_a, q, v), body_view(d, c.body_b, q, v), t, dim, rows);
+      copy_rows(ws, c, rows, row);
+      const BlockJacobian::Group& g = ws.J.groups()[i];
+      int k = g.first_block;
+      for (int end = 0; end < 2; ++end) {
+        const int body = end == 0 ? c.body_a : c.body_b;
+        if (body < 0 || d.bodies[static_cast<std::size_t>(body)].motion != Motion::dynamic) continue;
+        const BlockJacobian::Block& b = ws.J.block(k++);
+        copy_block(values + b.values, end == 0 ? rows.Ja : rows.Jb, c.rows, b.cols);
+      }
+      row += c.rows;
+    }
+    return;
+  }
+
+  ws.J.reset(m, d.dof());
   int row = 0;
   for (const ConstraintRecord& c : d.constraints) {
     Rows rows;
-    evaluate_constraint(c.def, body_view(d, c.body_a, q, v), body_view(d, c.body_b, q, v), t, d.settings.dimension,
-                        rows);
-    for (int r = 0; r < c.rows; ++r) {
-      ws.C[row + r] = rows.C[r];
-      ws.Cdot[row + r] = rows.Cdot[r];
-      ws.jdot_qdot[row + r] = rows.jdot_qdot[r];
-      ws.c_tt[row + r] = rows.c_tt[r];
-      ws.lo[row + r] = rows.lo[r];
-      ws.hi[row + r] = rows.hi[r];
-      ws.velocity_row[static_cast<std::size_t>(row + r)] = rows.velocity_level;
-      ws.unilateral_row[static_cast<std::size_t>(row + r)] = rows.unilateral;
-      ws.soft_omega[row + r] = 2.0 * std::numbers::pi * c.softness.frequency;
-      ws.soft_zeta[row + r] = c.softness.damping_ratio;
-    }
+    evaluate_constraint(c.def, body_view(d, c.body_a, q, v), body_view(d, c.body_b, q, v), t, dim, rows);
+    copy_rows(ws, c, rows, row);
     ws.J.begin_group(row, c.rows);
-    auto add = [&](int body, const Eigen::Matrix3d& block) {
-      if (body < 0) return;
-      const BodyRecord& b = d.bodies[static_cast<std::size_t>(body)];
-      if (b.motion != Motion::dynamic) return;
-      double* out = ws.J.add_block(b.offset, b.dof);
-      for (int r = 0; r < c.rows; ++r)
-        for (int k = 0; k < b.dof; ++k) out[r * b.dof + k] = block(r, k);
-    };
-    add(c.body_a, rows.Ja);
-    add(c.body_b, rows.Jb);
+    const std::array<int, 4> l = layout_of(d, c);
+    for (int end = 0; end < 2; ++end) {
+      const int dof = l[static_cast<std::size_t>(2 * end + 1)];
+      if (dof == 0) continue;
+      copy_block(ws.J.add_block(l[static_cast<std::size_t>(2 * end)], dof), end == 0 ? rows.Ja : rows.Jb, c.rows, dof);
+    }
     row += c.rows;
   }
 }
 
-int prepare_system(WorldData& d) {
+double regularization(const WorldSettings& s) {
+  // The direct solver takes dependent rows out instead, and would not see
+  // them through a regularized diagonal (their pivots would not vanish).
+  const bool direct = s.solver == LinearSolver::ldlt && s.dynamics != Dynamics::sequential_impulses;
+  return direct ? 0.0 : s.regularization;
+}
+
+void evaluate_errors(const WorldData& d, double t, const Eigen::VectorXd& q, Eigen::VectorXd& C) {
+  int m = 0;
+  for (const ConstraintRecord& c : d.constraints) m += c.rows;
+  C.resize(m);
+  Rows rows;
+  int row = 0;
+  for (const ConstraintRecord& c : d.constraints) {
+    evaluate_constraint(c.def, body_view(d, c.body_a, q, d.v), body_view(d, c.body_b, q, d.v), t, d.settings.dimension,
+                        rows);
+    for (int r = 0; r < c.rows; ++r) C[row + r] = rows.C[r];
+    row += c.rows;
+  }
+}
+
+void hold_rows(WorldData& d, const BlockJacobian& J, const std::vector<char>& held) {
   Workspace& ws = d.ws;
-  const int m = ws.J.rows();
-  ws.diag = ws.J.gram_diagonal(ws.w);
-  ws.reg = d.settings.regularization * ws.diag;
+  ws.held = held;
+  const double relative = regularization(d.settings);
+  if (relative > 0.0) ws.diag = J.gram_diagonal(ws.w);
+  ws.reg.resize(J.rows());
+  for (std::size_t i = 0; i < held.size(); ++i)
+    ws.reg[static_cast<int>(i)] = held[i] ? 1.0 : relative > 0.0 ? relative * ws.diag[static_cast<int>(i)] : 0.0;
+}
+
+int prepare_system(WorldData& d) { return prepare_system(d, d.ws.J); }
+
+int prepare_system(WorldData& d, const BlockJacobian& J) {
+  Workspace& ws = d.ws;
+  const int m = J.rows();
+  ws.diag = J.gram_diagonal(ws.w);
+  ws.reg = regularization(d.settings) * ws.diag;
   ws.held.assign(static_cast<std::size_t>(m), 0);
   ws.fixed.setZero(m);
   int held = 0;
@@ -152,6 +248,7 @@ bool has_bounds(const Workspace& ws) {
 // The free rows' solve, with bounded rows met by projection (Gauss–Seidel)
 // or an active set (CG, LDLᵀ).
 SolveStats solve_free_rows(WorldData& d, const SystemView& k) {
+  const BlockJacobian& J = k.J;
   Workspace& ws = d.ws;
   const WorldSettings& s = d.settings;
   if (s.solver == LinearSolver::gauss_seidel)
@@ -182,7 +279,7 @@ SolveStats solve_free_rows(WorldData& d, const SystemView& k) {
     }
     if (!clamped) break;
     Eigen::VectorXd coupling(m);
-    SystemView{ws.J, ws.w, ws.reg, none}.apply(held_lambda, coupling, ws.dof_scratch);
+    SystemView{J, ws.w, ws.reg, none}.apply(held_lambda, coupling, ws.dof_scratch);
     const Eigen::VectorXd rhs = ws.rhs - coupling;
     for (int i = 0; i < m; ++i)
       if (ws.held[static_cast<std::size_t>(i)]) ws.lambda[i] = 0.0;
@@ -198,15 +295,17 @@ SolveStats solve_free_rows(WorldData& d, const SystemView& k) {
 
 }  // namespace
 
-SolveStats solve_system(WorldData& d) {
+SolveStats solve_system(WorldData& d) { return solve_system(d, d.ws.J); }
+
+SolveStats solve_system(WorldData& d, const BlockJacobian& J) {
   Workspace& ws = d.ws;
-  const SystemView k{ws.J, ws.w, ws.reg, ws.held};
+  const SystemView k{J, ws.w, ws.reg, ws.held};
   const std::vector<char> none;
   const bool has_fixed = ws.fixed.size() == ws.rhs.size() && ws.fixed.any();
   if (has_fixed) {
     // Held rows with a known λ push on the free ones: move that to the right side.
     Eigen::VectorXd coupling(ws.rhs.size());
-    SystemView{ws.J, ws.w, ws.reg, none}.apply(ws.fixed, coupling, ws.dof_scratch);
+    SystemView{J, ws.w, ws.reg, none}.apply(ws.fixed, coupling, ws.dof_scratch);
     ws.rhs -= coupling;
   }
   SolveStats stats = solve_free_rows(d, k);

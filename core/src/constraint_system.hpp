@@ -13,9 +13,20 @@ namespace linkage {
 // row order. A body that cannot be moved (W = 0) gets no block.
 void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 
+// The relative regularization of K's diagonal: the setting, but for the
+// direct solver, which takes dependent rows out instead.
+double regularization(const WorldSettings& s);
+
+// Every constraint's C only, at (t, q): for projections' line searches.
+void evaluate_errors(const WorldData& d, double t, const Eigen::VectorXd& q, Eigen::VectorXd& C);
+
+// Holds exactly the rows `held` of J (their reg 1, the others' the regularization).
+void hold_rows(WorldData& d, const BlockJacobian& J, const std::vector<char>& held);
+
 // Sets ws.reg (the regularization) and ws.held from diag(J W Jᵀ): a row that
 // touches nothing movable is held at λ = 0. Returns how many rows are held.
 int prepare_system(WorldData& d);
+int prepare_system(WorldData& d, const BlockJacobian& J);
 
 // Holds at λ = 0 every one-sided row that is slack by more than `tolerance`
 // (C < −tolerance): a slack rope pulls on nothing. Returns how many.
@@ -41,6 +52,8 @@ void scatter_lambda(WorldData& d, double scale, double weight);
 // Solves K λ = ws.rhs into ws.lambda (starting from it), keeping bounded
 // rows in [lo, hi]: Gauss–Seidel projects, CG and LDLᵀ use an active set.
 SolveStats solve_system(WorldData& d);
+// The same with another Jacobian of the same rows (SHAKE's step directions).
+SolveStats solve_system(WorldData& d, const BlockJacobian& J);
 
 // Adds one solve's statistics to the step's, finding the rank deficiency
 // for solvers that cannot tell (once per topology).

@@ -5,6 +5,7 @@
 
 #include "constraint_system.hpp"
 #include "forces.hpp"
+#include "projection.hpp"
 
 namespace linkage {
 namespace {
@@ -49,6 +50,7 @@ void project(WorldData& d, double h, Eigen::VectorXd& v) {
   soften_rows(d, h);
   gather_warm(d, h);
   record_solve(d, solve_system(d), held);
+  mark_free_motors(d, 1.0);
   Eigen::VectorXd dv = Eigen::VectorXd::Zero(v.size());
   ws.J.add_transpose_product(ws.lambda, dv);
   v += ws.w.cwiseProduct(dv);
@@ -157,7 +159,8 @@ void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
   for (int i = 0; i < s.position_iterations; ++i) si.sweep(v, bias);
   ws.lambda = stored;
   record_solve(d, stats, held);
-  if (s.project_positions) ws.step_J = ws.J;
+  mark_free_motors(d, h);
+  if (s.project_positions) std::swap(ws.step_J, ws.J);
   d.q += h * v;
   // With SHAKE on, RATTLE does what relax would (exactly), and relaxing the
   // velocities before SHAKE moves the positions would break SHAKE's
@@ -195,7 +198,7 @@ void impulse_step(WorldData& d, double t, double h) {
     sequential_impulses(d, t, h, v);
   } else {
     project(d, h, v);
-    if (d.settings.project_positions) ws.step_J = ws.J;
+    if (d.settings.project_positions) std::swap(ws.step_J, ws.J);
     d.q += h * v;
   }
   d.v = v;

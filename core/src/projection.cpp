@@ -3,106 +3,165 @@
 #include <cmath>
 #include <limits>
 
+#include "body_view.hpp"
 #include "constraint_system.hpp"
 
 namespace linkage {
 namespace {
 
-// Position projection and velocity projection solve for the position rows
-// that hold: a velocity row (a motor) has no C to project, and a slack rope
-// nothing to hold. A taut rope keeps its bound: it only pulls.
-void hold_free_rows(WorldData& d) {
+// How many times a projection step is halved, and what counts as diverging
+// for the nearest-point projection: |C|₂ up by this factor from its start.
+constexpr int kMaxCuts = 12;
+constexpr double kMaxGrowth = 1e3;
+// SHAKE's fixed directions give way to Gauss–Newton once an iteration
+// removes less than this share of the error.
+constexpr double kShakeContraction = 0.25;
+
+// The rows position projection solves for, and their targets: every
+// position row that holds (a slack rope or a soft row is free), and every
+// motor inside its bound, locked (its coordinate must not move: the motor
+// set it). Sets ws.held and ws.reg for the current ws.J, and ws.C's
+// motor rows to 0 (their target).
+void hold_for_positions(WorldData& d, const BlockJacobian& J) {
   Workspace& ws = d.ws;
-  prepare_system(d);
+  prepare_system(d, J);
   hold_slack_rows(d, d.settings.projection_tolerance);
   hold_soft_rows(d);
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     if (!ws.velocity_row[i]) continue;
-    ws.held[i] = 1;
-    ws.reg[static_cast<int>(i)] = 1.0;
+    const int r = static_cast<int>(i);
+    ws.C[r] = 0.0;
+    if (i < ws.motor_free.size() && ws.motor_free[i]) {
+      ws.held[i] = 1;
+      ws.reg[r] = 1.0;
+    }
   }
 }
 
+// max |C| over the rows projection holds.
+double worst_error(const Workspace& ws) {
+  double worst = 0.0;
+  for (int i = 0; i < ws.C.size(); ++i)
+    if (!ws.held[static_cast<std::size_t>(i)] && !ws.velocity_row[static_cast<std::size_t>(i)])
+      worst = std::max(worst, std::abs(ws.C[i]));
+  return worst;
+}
+
+double error_norm(const Eigen::VectorXd& c, const std::vector<char>& held, const std::vector<char>& velocity_row) {
+  double sum = 0.0;
+  for (int i = 0; i < c.size(); ++i)
+    if (!held[static_cast<std::size_t>(i)] && !velocity_row[static_cast<std::size_t>(i)]) sum += c[i] * c[i];
+  return std::sqrt(sum);
+}
+
 // Δ = W Jᵀ μ with J W Jᵀ μ = rhs over the rows not held, from μ = 0.
-Eigen::VectorXd correction_for(WorldData& d, const Eigen::VectorXd& rhs) {
+Eigen::VectorXd correction_for(WorldData& d, const BlockJacobian& J, const Eigen::VectorXd& rhs) {
   Workspace& ws = d.ws;
   ws.rhs = rhs;
   for (std::size_t i = 0; i < ws.held.size(); ++i)
     if (ws.held[i]) ws.rhs[static_cast<int>(i)] = 0.0;
   ws.lambda.setZero(rhs.size());
-  solve_system(d);
+  record_solve(d, solve_system(d, J), 0);
   Eigen::VectorXd dq = Eigen::VectorXd::Zero(d.dof());
-  ws.J.add_transpose_product(ws.lambda, dq);
+  J.add_transpose_product(ws.lambda, dq);
   return ws.w.cwiseProduct(dq);
-}
-
-// How many times SHAKE halves a Newton step that does not reduce |C|.
-constexpr int kMaxCuts = 12;
-
-struct Merit {
-  double worst = 0.0;  // max |C|: the stopping test
-  double norm = 0.0;   // |C|₂: what each Newton step must reduce
-};
-
-double position_error_norm(const Workspace& ws) {
-  double sum = 0.0;
-  for (int i = 0; i < ws.C.size(); ++i)
-    if (!ws.velocity_row[static_cast<std::size_t>(i)] && !ws.held[static_cast<std::size_t>(i)]) sum += ws.C[i] * ws.C[i];
-  return std::sqrt(sum);
-}
-
-double worst_position_error(const Workspace& ws) {
-  double worst = 0.0;
-  for (int i = 0; i < ws.C.size(); ++i)
-    if (!ws.velocity_row[static_cast<std::size_t>(i)] && !ws.held[static_cast<std::size_t>(i)])
-      worst = std::max(worst, std::abs(ws.C[i]));
-  return worst;
 }
 
 }  // namespace
 
-int project_positions(WorldData& d, double t, double h) {
-  const BlockJacobian& step_direction = d.ws.step_J;
+void mark_free_motors(WorldData& d, double scale) {
+  Workspace& ws = d.ws;
+  ws.motor_free.assign(ws.held.size(), 0);
+  for (std::size_t i = 0; i < ws.held.size(); ++i) {
+    if (!ws.velocity_row[i]) continue;
+    const int r = static_cast<int>(i);
+    // A motor at its bound slips: projection must not lock it.
+    ws.motor_free[i] = ws.held[i] || !(ws.lambda[r] > scale * ws.lo[r] && ws.lambda[r] < scale * ws.hi[r]);
+  }
+}
+
+namespace {
+
+// Zeroes the motors' C (their target in position projection) and returns |C|₂.
+double position_norm(Workspace& ws, const std::vector<char>& held) {
+  for (int i = 0; i < ws.C.size(); ++i)
+    if (ws.velocity_row[static_cast<std::size_t>(i)]) ws.C[i] = 0.0;
+  return error_norm(ws.C, held, ws.velocity_row);
+}
+
+}  // namespace
+
+ProjectionOutcome project_positions(WorldData& d, double t, double h) {
   Workspace& ws = d.ws;
   const WorldSettings& s = d.settings;
-  // SHAKE moves along the step's own constraint directions W J(qₙ)ᵀ, not
-  // the current ones: corrected this way the chord of the step keeps its
-  // tangential length, and the method stays symplectic (moving along the
-  // current J instead loses O(h) of the kinetic energy per unit time).
-  // The matrix J(qₙ) W J(qₙ)ᵀ is then the same every iteration.
-  // If the step moved so far that J(qₙ) no longer contracts the error, fall
-  // back to Newton with the current J, which converges from farther out;
-  // and every step is cut back (halved) until the error |C| falls, so that
-  // a violent step (a whipping chain) still converges.
-  auto measure = [&] {
+  ProjectionOutcome out;
+  // Newton iterations on C(q) = 0, each q += α W Dᵀ μ with J W Dᵀ μ ≈ −C:
+  // - SHAKE (Projection::shake): D = J(qₙ), the step's own rows (ws.step_J),
+  //   so that the chord of the step keeps its tangential length (symplectic);
+  //   J(qₙ) W J(qₙ)ᵀ is the matrix the step's velocity solve factored, so an
+  //   iteration is one C evaluation and one solve. Where that contracts
+  //   slowly (the step turned the rows far), Gauss–Newton finishes. Each
+  //   step is halved until |C| falls.
+  // - nearest (Projection::nearest): Gauss–Newton from the start, D = J(q):
+  //   the W-nearest point. Newton may raise |C| on the way (a chain's long,
+  //   ill-conditioned modes), so full steps are taken and halved only where
+  //   they would diverge (|C| non-finite, or up kMaxGrowth-fold).
+  int rows = 0;
+  for (const ConstraintRecord& c : d.constraints) rows += c.rows;
+  const bool shake = s.projection == Projection::shake && ws.step_J.rows() == rows && rows > 0;
+  if (shake) {
+    evaluate_errors(d, t, d.q, ws.C);
+    hold_for_positions(d, ws.step_J);
+  } else {
     evaluate_constraints(d, t, d.q, d.v);
-    hold_free_rows(d);
-    return Merit{worst_position_error(ws), position_error_norm(ws)};
-  };
-  Merit now = measure();
-  bool newton = false;
-  double previous = std::numeric_limits<double>::infinity();
-  int iterations = 0;
-  for (; iterations < s.projection_max_iterations && now.worst >= s.projection_tolerance; ++iterations) {
-    if (!newton && (now.worst > 0.5 * previous || ws.J.rows() != step_direction.rows())) newton = true;
-    previous = now.worst;
-    if (!newton) {
-      ws.J = step_direction;
-      hold_free_rows(d);
-    }
-    const Eigen::VectorXd dq = correction_for(d, -ws.C);
-    const Eigen::VectorXd start = d.q;
-    double alpha = 1.0;
-    Merit next{};
-    for (int cut = 0; cut < kMaxCuts; ++cut, alpha *= 0.5) {
-      d.q = start + alpha * dq;
-      next = measure();
-      if (next.norm < now.norm) break;
-    }
-    d.v += (alpha / h) * dq;
-    now = next;
+    hold_for_positions(d, ws.J);
   }
-  return iterations;
+  out.error = worst_error(ws);
+  if (out.error < s.projection_tolerance) return out;
+  const std::vector<char> held = ws.held;
+  double norm = error_norm(ws.C, held, ws.velocity_row);
+  const double initial = norm;
+  bool newton = !shake;
+  Eigen::VectorXd moved = Eigen::VectorXd::Zero(d.dof());
+  while (out.error >= s.projection_tolerance) {
+    if (out.iterations == s.projection_max_iterations) {
+      out.capped = true;
+      break;
+    }
+    ++out.iterations;
+    const BlockJacobian& J = newton ? ws.J : ws.step_J;
+    hold_rows(d, J, held);
+    const Eigen::VectorXd dq = correction_for(d, J, -ws.C);
+    const Eigen::VectorXd start = d.q;
+    double alpha = 1.0, trial = norm;
+    int cut = 0;
+    for (;; ++cut, alpha *= 0.5) {
+      d.q = start + alpha * dq;
+      if (newton) {
+        evaluate_constraints(d, t, d.q, d.v);  // C for the test, J for the next iteration
+      } else {
+        evaluate_errors(d, t, d.q, ws.C);
+      }
+      trial = position_norm(ws, held);
+      if (cut == kMaxCuts) break;
+      const bool accept = s.projection == Projection::nearest
+                              ? std::isfinite(trial) && trial <= kMaxGrowth * initial
+                              : trial < norm;
+      if (accept) break;
+    }
+    moved += alpha * dq;
+    const double before = out.error;
+    norm = trial;
+    ws.held = held;
+    out.error = worst_error(ws);
+    if (!newton && out.error >= s.projection_tolerance && (cut > 0 || out.error > kShakeContraction * before)) {
+      newton = true;
+      evaluate_constraints(d, t, d.q, d.v);
+      position_norm(ws, held);
+    }
+  }
+  d.v += moved / h;
+  return out;
 }
 
 void catch_taut_rows(WorldData& d, double t) {
@@ -121,24 +180,30 @@ void catch_taut_rows(WorldData& d, double t) {
     ws.reg[r] = 1.0;
   }
   if (!any) return;
-  d.v += correction_for(d, -ws.Cdot);
+  d.v += correction_for(d, ws.J, -ws.Cdot);
 }
 
 void project_velocities(WorldData& d, double t, double h) {
   Workspace& ws = d.ws;
   evaluate_constraints(d, t, d.q, d.v);
-  hold_free_rows(d);
-  // A motor is a velocity row: SHAKE's correction (Δq/h) moved its bodies'
-  // velocities, so RATTLE imposes it again, its bound an impulse now (N·s).
+  prepare_system(d);
+  hold_slack_rows(d, d.settings.projection_tolerance);
+  hold_soft_rows(d);
+  // A motor is a velocity row: SHAKE's correction (Δq/h) may have moved its
+  // bodies' velocities, so RATTLE imposes it again, its bound an impulse now (N·s).
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
+    if (!ws.velocity_row[i]) continue;
     const int r = static_cast<int>(i);
-    if (!ws.velocity_row[i] || !(ws.diag[r] > 0.0)) continue;
-    ws.held[i] = 0;
-    ws.reg[r] = d.settings.regularization * ws.diag[r];
     ws.lo[r] *= h;
     ws.hi[r] *= h;
   }
-  d.v += correction_for(d, -ws.Cdot);
+  const Eigen::VectorXd dv = correction_for(d, ws.J, -ws.Cdot);
+  d.v += dv;
+  // The rows stay evaluated at the step's end: Ċ moves with v by J Δv.
+  Eigen::VectorXd jdv;
+  ws.J.multiply(dv, jdv);
+  ws.Cdot += jdv;
+  ws.rows_at_end = true;
 }
 
 }  // namespace linkage

@@ -6,11 +6,22 @@
 
 namespace linkage {
 
-// Newton iterations on C(q, t) = 0 until max |C| < projection_tolerance,
-// along the step's own rows (ws.step_J, set by the step). The positions
-// moved are also given to the velocities (Δq / h), as SHAKE does.
-// Returns the iterations taken.
-int project_positions(WorldData& d, double t, double h);
+struct ProjectionOutcome {
+  int iterations = 0;
+  bool capped = false;  // stopped at projection_max_iterations with max |C| ≥ projection_tolerance
+  double error = 0.0;   // max |C| over the projected rows when it stopped
+};
+
+// After the step's velocity solve: which motors are at their bound (they
+// slip, and position projection leaves them free; the others it locks).
+// ws.lambda is compared with the bounds ws.lo, ws.hi times `scale`.
+void mark_free_motors(WorldData& d, double scale);
+
+// Gauss–Newton iterations on C(q, t) = 0 until max |C| < projection_tolerance
+// (or projection_max_iterations: then `capped`). Motors inside their bound
+// are held where the step put them. The positions moved are also given to
+// the velocities (Δq / h), as SHAKE does.
+ProjectionOutcome project_positions(WorldData& d, double t, double h);
 
 // The force-based method works on accelerations and cannot stop a body in
 // an instant: when a rope goes taut while its ends still separate, this
@@ -18,7 +29,8 @@ int project_positions(WorldData& d, double t, double h);
 void catch_taut_rows(WorldData& d, double t);
 
 // One solve that removes the velocity error Ċ of every position row and of
-// every motor (within its maximum force over the step h).
+// every motor (within its maximum force over the step h). The rows stay
+// evaluated (ws.C, ws.Cdot at the step's end: ws.rows_at_end).
 void project_velocities(WorldData& d, double t, double h);
 
 }  // namespace linkage

@@ -1,5 +1,6 @@
 // World settings: their names and the ranges that mean something.
 #include "linkage/settings.hpp"
+#include "linkage/diagnostics.hpp"
 
 #include <cmath>
 #include <string>
@@ -24,6 +25,26 @@ std::string_view solver_name(LinearSolver s) {
     case LinearSolver::conjugate_gradient: return "conjugate_gradient";
     case LinearSolver::ldlt: return "ldlt";
     case LinearSolver::gauss_seidel: return "gauss_seidel";
+  }
+  return "unknown";
+}
+
+std::string_view projection_name(Projection p) {
+  switch (p) {
+    case Projection::shake: return "shake";
+    case Projection::nearest: return "nearest";
+  }
+  return "unknown";
+}
+
+std::string_view solver_path_name(SolverPath p) {
+  switch (p) {
+    case SolverPath::none: return "none";
+    case SolverPath::tree: return "tree";
+    case SolverPath::graph: return "graph";
+    case SolverPath::mixed: return "mixed";
+    case SolverPath::iterative: return "iterative";
+    case SolverPath::sequential: return "sequential";
   }
   return "unknown";
 }

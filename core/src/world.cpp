@@ -35,20 +35,27 @@ void measure(WorldData& d, StepDiagnostics& out) {
   double sum_c = 0.0, sum_cdot = 0.0;
   int n_c = 0, n_cdot = 0;
   out.max_error = out.max_error_rate = 0.0;
-  for (const ConstraintRecord& c : d.constraints) {
-    Rows rows;
-    evaluate_constraint(c.def, body_view(d, c.body_a), body_view(d, c.body_b), d.time, dim, rows);
-    for (int r = 0; r < c.rows; ++r) {
-      if (!rows.velocity_level) {
-        // A slack rope (C < 0) is not in error.
-        const double c = rows.unilateral ? std::max(rows.C[r], 0.0) : rows.C[r];
-        out.max_error = worse(out.max_error, std::abs(c));
-        sum_c += c * c;
-        ++n_c;
-      }
-      out.max_error_rate = worse(out.max_error_rate, std::abs(rows.Cdot[r]));
-      sum_cdot += rows.Cdot[r] * rows.Cdot[r];
-      ++n_cdot;
+  auto add = [&](double C, double Cdot, bool velocity_level, bool unilateral) {
+    if (!velocity_level) {
+      // A slack rope (C < 0) is not in error.
+      const double c = unilateral ? std::max(C, 0.0) : C;
+      out.max_error = worse(out.max_error, std::abs(c));
+      sum_c += c * c;
+      ++n_c;
+    }
+    out.max_error_rate = worse(out.max_error_rate, std::abs(Cdot));
+    sum_cdot += Cdot * Cdot;
+    ++n_cdot;
+  };
+  const Workspace& ws = d.ws;
+  if (ws.rows_at_end) {
+    for (int i = 0; i < ws.C.size(); ++i)
+      add(ws.C[i], ws.Cdot[i], ws.velocity_row[static_cast<std::size_t>(i)], ws.unilateral_row[static_cast<std::size_t>(i)]);
+  } else {
+    for (const ConstraintRecord& c : d.constraints) {
+      Rows rows;
+      evaluate_constraint(c.def, body_view(d, c.body_a), body_view(d, c.body_b), d.time, dim, rows);
+      for (int r = 0; r < c.rows; ++r) add(rows.C[r], rows.Cdot[r], rows.velocity_level, rows.unilateral);
     }
   }
   out.rms_error = n_c ? std::sqrt(sum_c / n_c) : 0.0;
@@ -124,6 +131,10 @@ const StepDiagnostics& World::step() {
   ws.residual = 0.0;
   ws.step_rank_deficiency = 0;
   ws.projection_iterations = 0;
+  ws.projection_capped = false;
+  ws.projection_error = 0.0;
+  ws.rows_at_end = false;
+  ws.direct.factorizations = ws.direct.solves = ws.direct.pcg_iterations = 0;
   update_inverse_masses(d);
   for (ConstraintRecord& c : d.constraints) c.lambda = {};
 
@@ -140,15 +151,29 @@ const StepDiagnostics& World::step() {
     if (d.settings.dynamics == Dynamics::force_based) {
       if (has_unilateral) catch_taut_rows(d, d.time);
       integrate(d.settings.integrator, d.time, h, d.q, d.v, accel);
-      if (d.settings.project_positions) ws.step_J = ws.J;
+      if (d.settings.project_positions) {
+        mark_free_motors(d, 1.0);
+        std::swap(ws.step_J, ws.J);
+      }
     } else {
       impulse_step(d, d.time, h);
     }
     d.time += h;
-    if (d.settings.project_positions) ws.projection_iterations += project_positions(d, d.time, h);
-    if (d.settings.project_velocities) project_velocities(d, d.time, h);
     ws.times.integrate += std::chrono::duration<double>(Clock::now() - sub).count() -
                           (ws.times.forces + ws.times.constraints + ws.times.solve - evaluated);
+    if (d.settings.project_positions) {
+      const auto start_p = Clock::now();
+      const ProjectionOutcome p = project_positions(d, d.time, h);
+      ws.projection_iterations += p.iterations;
+      ws.projection_capped = ws.projection_capped || p.capped;
+      ws.projection_error = std::max(ws.projection_error, p.error);
+      ws.times.project_positions += std::chrono::duration<double>(Clock::now() - start_p).count();
+    }
+    if (d.settings.project_velocities) {
+      const auto start_v = Clock::now();
+      project_velocities(d, d.time, h);
+      ws.times.project_velocities += std::chrono::duration<double>(Clock::now() - start_v).count();
+    }
   }
   ++d.steps;
 
@@ -162,11 +187,22 @@ const StepDiagnostics& World::step() {
   for (std::size_t i = 0; i < d.forces.size(); ++i) d.force_ids.set_dense(d.forces[i].id, static_cast<int>(i));
 
   StepDiagnostics& out = d.diagnostics;
+  const auto start_m = Clock::now();
   measure(d, out);
+  ws.times.measure = std::chrono::duration<double>(Clock::now() - start_m).count();
   out.solver_iterations = ws.iterations;
   out.solver_residual = ws.residual;
   out.rank_deficiency = ws.step_rank_deficiency;
   out.projection_iterations = ws.projection_iterations;
+  out.projection_capped = ws.projection_capped;
+  out.projection_error = ws.projection_error;
+  out.factorizations = ws.direct.factorizations;
+  out.solves = ws.direct.solves;
+  out.pcg_iterations = ws.direct.pcg_iterations;
+  out.solver_path = ws.direct.solves > 0                                   ? ws.direct.path()
+                    : d.settings.dynamics == Dynamics::sequential_impulses ? SolverPath::sequential
+                    : ws.iterations > 0                                    ? SolverPath::iterative
+                                                                           : SolverPath::none;
   out.stage_seconds = ws.times;
   out.step_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return out;

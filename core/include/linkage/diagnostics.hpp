@@ -2,6 +2,7 @@
 // What every step reports about itself.
 
 #include <cstdint>
+#include <string_view>
 
 #include "linkage/math.hpp"
 
@@ -14,7 +15,21 @@ struct StageTimes {
   double constraints = 0.0;  // C, Ċ, J blocks, J̇q̇ of every constraint
   double solve = 0.0;        // the linear solve for λ
   double integrate = 0.0;    // the integrator's own arithmetic
+  double project_positions = 0.0;   // SHAKE (evaluations and solves included)
+  double project_velocities = 0.0;  // RATTLE (evaluation and solve included)
+  double measure = 0.0;      // the step's error, energy and momentum
 };
+
+// How the step's linear systems were solved.
+enum class SolverPath {
+  none,        // no constraint rows
+  tree,        // direct, every component acyclic: linear-time elimination
+  graph,       // direct, every component with loops: fill-reducing order
+  mixed,       // direct, some components of each
+  iterative,   // conjugate gradient or Gauss–Seidel
+  sequential,  // sequential impulses
+};
+std::string_view solver_path_name(SolverPath);
 
 struct StepDiagnostics {
   std::uint64_t step = 0;  // steps taken so far
@@ -33,6 +48,16 @@ struct StepDiagnostics {
   double solver_residual = 0.0;  // largest final relative residual of the step's solves
   int rank_deficiency = 0;       // redundant constraint rows found, 0 when J has full rank
   int projection_iterations = 0; // SHAKE's Newton iterations over the step
+  // SHAKE stopped at projection_max_iterations with max |C| still at or above
+  // projection_tolerance (in some substep): the constraints are not exact.
+  bool projection_capped = false;
+  double projection_error = 0.0;  // max |C| of the projected rows where SHAKE stopped (largest substep)
+  // The direct solver (LinearSolver::ldlt): numeric factorizations, systems
+  // solved, and conjugate-gradient iterations on a reused factorization.
+  int factorizations = 0;
+  int solves = 0;
+  int pcg_iterations = 0;
+  SolverPath solver_path = SolverPath::none;
   StageTimes stage_seconds;
   double step_seconds = 0.0;  // wall time of the whole step
 };

@@ -10,9 +10,11 @@ namespace {
 // Rounds of "take the dependent rows out, analyse again" before the rest
 // are left to the factorization's own handling.
 constexpr int kRedundancyRounds = 4;
-// A removed row whose equation is off by more than this (relative to |r|)
-// is no longer dependent: the rows are checked again.
-constexpr double kRemovedResidual = 1e-6;
+// The removed rows are no longer dependent when a combination of them
+// leaves the span of the kept rows by more than this (relative, W-weighted);
+// a row is found dependent when it leaves it by less than √1e-8 = 1e-4, so
+// a row near the threshold is not taken out and put back step after step.
+constexpr double kStillDependent = 1e-3;
 // Never more PCG iterations than this before refactoring.
 constexpr int kMaxReuse = 10;
 
@@ -26,7 +28,7 @@ void DirectSolver::reset() {
   recheck_ = true;
   factored_ = false;
   reuse_budget_ = 0;
-  path_ = DirectPath::none;
+  path_ = SolverPath::none;
 }
 
 bool DirectSolver::same_structure(const BlockJacobian& J) const {
@@ -106,10 +108,10 @@ void DirectSolver::factor(const SystemView& k) {
                                 4.0 * static_cast<double>(k.J.value_count());
   reuse_budget_ = std::clamp(static_cast<int>(factor_work / std::max(iteration_work, 1.0)) - 1, 0, kMaxReuse);
   const Elimination& e = ldlt_.elimination();
-  path_ = e.tree_components && e.loop_components ? DirectPath::mixed
-          : e.loop_components                    ? DirectPath::graph
-          : e.tree_components                    ? DirectPath::tree
-                                                 : DirectPath::none;
+  path_ = e.tree_components && e.loop_components ? SolverPath::mixed
+          : e.loop_components                    ? SolverPath::graph
+          : e.tree_components                    ? SolverPath::tree
+                                                 : SolverPath::none;
   remember(k);
   factored_ = true;
 }
@@ -148,6 +150,35 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
   }
   stats.residual = std::numeric_limits<double>::infinity();  // not converged: refactor
   return stats;
+}
+
+bool DirectSolver::still_dependent(const SystemView& k) {
+  // g = Σ ρ_i J_i over the removed rows, with fixed pseudo-random weights ρ
+  // (a combination of them all, tested at once). g is in the span of the
+  // kept rows iff its W-weighted projection onto them leaves nothing:
+  // K_kept μ = J_kept W gᵀ, e = g − J_keptᵀ μ, |e|_W ≤ ε |g|_W.
+  const int n = k.J.rows();
+  Eigen::VectorXd rho = Eigen::VectorXd::Zero(n);
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < n; ++i) {
+    if (!removed_[static_cast<std::size_t>(i)] || k.is_held(i)) continue;
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    rho[i] = 0.5 + static_cast<double>(state >> 11) * 0x1.0p-53;  // in [0.5, 1.5)
+  }
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(k.J.cols());
+  k.J.add_transpose_product(rho, g);
+  const double norm_g = std::sqrt(g.dot(k.w.cwiseProduct(g)));
+  if (norm_g == 0.0) return true;
+  Eigen::VectorXd mu;
+  k.J.multiply(k.w.cwiseProduct(g), mu);
+  for (int i = 0; i < n; ++i)
+    if (held_[static_cast<std::size_t>(i)]) mu[i] = 0.0;
+  ldlt_.solve(mu);
+  Eigen::VectorXd e = g;
+  Eigen::VectorXd back = Eigen::VectorXd::Zero(k.J.cols());
+  k.J.add_transpose_product(mu, back);
+  e -= back;
+  return std::sqrt(e.dot(k.w.cwiseProduct(e))) <= kStillDependent * norm_g;
 }
 
 SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda,
@@ -191,23 +222,19 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
     norm += r[i] * r[i];
   }
   stats.residual = norm > 0.0 ? std::sqrt(res / norm) : 0.0;
-  // Removed rows must still hold: λ that solves the kept rows solves them
-  // too while they depend on the kept ones.
-  if (fresh && &kk.held == &held_) {
-    k.apply(lambda, kx, scratch_);
-    double off = 0.0;
-    for (std::size_t i = 0; i < removed_.size(); ++i)
-      if (removed_[i] && !k.is_held(static_cast<int>(i))) off = std::max(off, std::abs(r[static_cast<int>(i)] - kx[static_cast<int>(i)]));
-    if (off > kRemovedResidual * std::max(std::sqrt(norm), 1e-300)) recheck_ = true;
-  }
+  if (fresh && &kk.held == &held_ && !still_dependent(k)) recheck_ = true;
   stats.rank_deficiency = static_cast<int>(dependent_.size());
   return stats;
 }
 
 int count_dependent_rows(const SystemView& k) {
+  // Without the regularization, which would hide them; held rows stay identity rows.
+  Eigen::VectorXd reg = Eigen::VectorXd::Zero(k.J.rows());
+  for (int i = 0; i < reg.size(); ++i)
+    if (k.is_held(i)) reg[i] = 1.0;
   DirectSolver once;
   Eigen::VectorXd lambda;
-  return once.solve(k, Eigen::VectorXd::Zero(k.J.rows()), lambda, 1e-10).rank_deficiency;
+  return once.solve(SystemView{k.J, k.w, reg, k.held}, Eigen::VectorXd::Zero(k.J.rows()), lambda, 1e-10).rank_deficiency;
 }
 
 }  // namespace linkage

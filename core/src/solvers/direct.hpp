@@ -21,28 +21,17 @@
 
 #include <Eigen/Core>
 
+#include "linkage/diagnostics.hpp"
 #include "multifrontal.hpp"
 #include "solvers.hpp"
 
 namespace linkage {
 
-// Which factorization the last solves used.
-enum class DirectPath : std::uint8_t {
-  none,   // nothing to solve
-  tree,   // every component acyclic
-  graph,  // every component with loops (fill-reducing order)
-  mixed,  // some of each
-};
-
 class DirectSolver {
  public:
-  DirectSolver() = default;
-  // Copies start empty: a factorization is a cache, never state.
-  DirectSolver(const DirectSolver&) {}
-  DirectSolver& operator=(const DirectSolver&) {
-    reset();
-    return *this;
-  }
+  // Copies keep the analysis, the dependent rows and the factorization:
+  // what the next solves reuse decides their round-off, so a saved world
+  // continues bit-identically only with them.
 
   // Solves K λ = r over the free rows (held and dependent rows: λ = 0).
   SolveStats solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance);
@@ -55,7 +44,7 @@ class DirectSolver {
 
   // Rows taken out as dependent (ascending), and how the last solves went.
   const std::vector<int>& dependent_rows() const { return dependent_; }
-  DirectPath path() const { return path_; }
+  SolverPath path() const { return path_; }
   int factorizations = 0;  // numeric factorizations
   int solves = 0;          // systems solved
   int pcg_iterations = 0;  // conjugate-gradient iterations on a reused factorization
@@ -66,6 +55,8 @@ class DirectSolver {
   void factor(const SystemView& k);
   bool factored_for(const SystemView& k) const;
   void remember(const SystemView& k);
+  // Do the removed rows still depend on the kept ones (after a factorization)?
+  bool still_dependent(const SystemView& k);
   SolveStats reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance);
   // K restricted to the rows in the solve (held or dependent rows out).
   SystemView kept(const SystemView& k);
@@ -77,7 +68,7 @@ class DirectSolver {
   bool recheck_ = true;           // find the dependent rows at the next factorization
   bool factored_ = false;
   int reuse_budget_ = 0;          // PCG iterations a factorization is worth
-  DirectPath path_ = DirectPath::none;
+  SolverPath path_ = SolverPath::none;
   // What the factorization was made from (to know an identical K).
   std::vector<double> factored_j_;
   Eigen::VectorXd factored_w_, factored_reg_;

@@ -16,20 +16,34 @@ constexpr int kBlockedPivots = 8;
 
 }  // namespace
 
+MultifrontalLdlt::MultifrontalLdlt(const MultifrontalLdlt& o)
+    : graph_(o.graph_),
+      elimination_(o.elimination_),
+      plan_(o.plan_),
+      analysed_(o.analysed_),
+      panels_(o.panels_),
+      inverse_pivot_(o.inverse_pivot_),
+      dependent_(o.dependent_) {}
+
+MultifrontalLdlt& MultifrontalLdlt::operator=(const MultifrontalLdlt& o) {
+  if (this != &o) *this = MultifrontalLdlt(o);
+  return *this;
+}
+
 void MultifrontalLdlt::analyse(const BlockJacobian& J, const std::vector<char>& removed) {
   graph_ = build_constraint_graph(J, removed);
   elimination_ = plan_elimination(graph_);
   plan_ = analyse_fronts(J, graph_, elimination_);
   panels_.assign(plan_.panel_values, 0.0);
-  updates_.assign(plan_.update_values, 0.0);
+  updates_.clear();
   inverse_pivot_.assign(plan_.perm.size(), 0.0);
-  front_.assign(static_cast<std::size_t>(plan_.max_size) * static_cast<std::size_t>(plan_.max_size), 0.0);
-  permuted_.resize(static_cast<Eigen::Index>(plan_.perm.size()));
   dependent_.clear();
   analysed_ = true;
 }
 
 void MultifrontalLdlt::factor(const SystemView& k) {
+  updates_.resize(plan_.update_values);
+  front_.resize(static_cast<std::size_t>(plan_.max_size) * static_cast<std::size_t>(plan_.max_size));
   dependent_.clear();
   for (int s = 0; s < static_cast<int>(plan_.supers.size()); ++s) factor_front(s, k, front_.data());
   std::sort(dependent_.begin(), dependent_.end());
@@ -136,6 +150,7 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f) {
 
 void MultifrontalLdlt::solve(Eigen::VectorXd& x) const {
   Eigen::VectorXd& y = permuted_;
+  y.resize(static_cast<Eigen::Index>(plan_.perm.size()));
   const std::vector<int>& perm = plan_.perm;
   for (std::size_t i = 0; i < perm.size(); ++i) y[static_cast<Eigen::Index>(i)] = x[perm[i]];
   x.setZero();

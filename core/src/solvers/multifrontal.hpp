@@ -72,6 +72,14 @@ FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const
 
 class MultifrontalLdlt {
  public:
+  MultifrontalLdlt() = default;
+  // A copy keeps the analysis and the factorization (what the next solves
+  // use), not the scratch of the factorization itself.
+  MultifrontalLdlt(const MultifrontalLdlt& o);
+  MultifrontalLdlt& operator=(const MultifrontalLdlt& o);
+  MultifrontalLdlt(MultifrontalLdlt&&) noexcept = default;
+  MultifrontalLdlt& operator=(MultifrontalLdlt&&) noexcept = default;
+
   // Relative pivot below which a row is dependent.
   static constexpr double kDependentPivot = 1e-8;
 
