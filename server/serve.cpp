@@ -18,14 +18,15 @@
 namespace linkage::server {
 namespace {
 
-Result<LoadedScene> read_scene_file(const std::string& path, const WorldSettings& base) {
+Result<LoadedScene> read_scene_file(const std::string& path, const WorldSettings& base, const Limits& limits) {
   std::ifstream in(path);
   if (!in) return Error{ErrorCode::not_found, "scene: cannot read " + path};
   std::stringstream text;
   text << in.rdbuf();
   Result<v1::Scene> scene = parse_scene_json(text.str());
   if (!scene) return Error{scene.error().code, path + ": " + scene.error().message};
-  Result<LoadedScene> loaded = load_scene(scene.value(), base);
+  Result<LoadedScene> loaded =
+      load_scene(scene.value(), base, {limits.max_bodies, limits.max_constraints, limits.max_forces, limits.max_bytes});
   if (!loaded) return Error{loaded.error().code, path + ": " + loaded.error().message};
   return loaded;
 }
@@ -43,12 +44,15 @@ int serve(const ServeOptions& options) {
 
   WorldSettings defaults;
   defaults.dt = 1.0 / options.tick_rate;
-  Registry registry(options.limits);
+  ServerLimits limits = options.limits;
+  // Every world stays small enough to be listed, saved and streamed whole.
+  limits.world.max_bytes = footprint_limit(static_cast<std::uint64_t>(options.max_message_bytes));
+  Registry registry(limits);
   {
     World world = World::create(defaults).value();
     Names names;
     if (!options.scene.empty()) {
-      Result<LoadedScene> loaded = read_scene_file(options.scene, defaults);
+      Result<LoadedScene> loaded = read_scene_file(options.scene, defaults, limits.world);
       if (!loaded) {
         spdlog::critical("{}", loaded.error().message);
         return 2;
@@ -56,7 +60,7 @@ int serve(const ServeOptions& options) {
       world = std::move(loaded.value().world);
       names = std::move(loaded.value().names);
     }
-    auto host = registry.create("default", std::move(world), std::move(names), options.limits.world, false);
+    auto host = registry.create("default", std::move(world), std::move(names), limits.world, false);
     if (!host) {
       spdlog::critical("{}", host.error().message);
       return 2;

@@ -35,25 +35,39 @@ Error unknown_enum(std::string_view path, std::string_view field, ProtoEnum valu
   return invalid(path, field, "unknown value " + std::to_string(static_cast<int>(value)));
 }
 
-Result<Shape> shape_from_proto(const v1::Shape& shape, std::string_view path) {
+Shape shape_from_proto(const v1::Shape& shape, Fields& f) {
   switch (shape.shape_case()) {
-    case v1::Shape::kDisk: return Shape{Disk{shape.disk().radius()}};
-    case v1::Shape::kBox: return Shape{Box{shape.box().half_width(), shape.box().half_height()}};
+    case v1::Shape::kDisk: return Disk{f.num(shape.disk().radius(), "shape.disk.radius")};
+    case v1::Shape::kBox:
+      return Box{f.num(shape.box().half_width(), "shape.box.half_width"),
+                 f.num(shape.box().half_height(), "shape.box.half_height")};
     case v1::Shape::kPolygon: {
+      const auto& vertices = shape.polygon().vertices();
+      if (vertices.size() > kMaxPolygonVertices) {
+        f.fail(invalid(f.path, "shape.polygon.vertices",
+                       "at most " + std::to_string(kMaxPolygonVertices) + " vertices, got " +
+                           std::to_string(vertices.size()) + " (a disk is the round shape)"));
+        return NoShape{};
+      }
       Polygon polygon;
-      for (int i = 0; i < shape.polygon().vertices_size(); ++i) {
-        const v1::Vec3& v = shape.polygon().vertices(i);
-        // The core's polygon is 2D; a z would be dropped without a word.
-        if (v.z() != 0.0)
-          return invalid(path, "shape.polygon.vertices[" + std::to_string(i) + "].z",
-                         "must be 0 (a polygon lies in the x-y plane), got " + std::to_string(v.z()));
+      polygon.vertices.reserve(static_cast<std::size_t>(vertices.size()));
+      for (int i = 0; i < vertices.size(); ++i) {
+        const v1::Vec3& v = vertices.Get(i);
+        if (v.z() != 0.0 || !std::isfinite(v.x()) || !std::isfinite(v.y())) {
+          const std::string field = "shape.polygon.vertices[" + std::to_string(i) + "]";
+          f.vec(v, field);
+          // The core's polygon is 2D; a z would be dropped without a word.
+          if (v.z() != 0.0 && std::isfinite(v.z()))
+            f.fail(invalid(f.path, field + ".z", "must be 0 (a polygon lies in the x-y plane), got " +
+                                                     std::to_string(v.z())));
+        }
         polygon.vertices.emplace_back(v.x(), v.y());
       }
-      return Shape{std::move(polygon)};
+      return polygon;
     }
     case v1::Shape::SHAPE_NOT_SET: break;
   }
-  return Shape{NoShape{}};
+  return NoShape{};
 }
 
 }  // namespace
@@ -117,6 +131,51 @@ void vec_to_proto(const Vec3& v, v1::Vec3* out) {
   out->set_x(v.x());
   out->set_y(v.y());
   out->set_z(v.z());
+}
+
+// --- reading numbers ---
+
+namespace {
+
+std::string number_text(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  return std::to_string(v);
+}
+
+}  // namespace
+
+void Fields::fail(Error e) {
+  if (!error) error = std::move(e);
+}
+
+double Fields::num(double v, std::string_view field) {
+  if (!std::isfinite(v)) fail(invalid(path, field, "must be a finite number, got " + number_text(v)));
+  return v;
+}
+
+Vec3 Fields::vec(const v1::Vec3& v, std::string_view field) {
+  // Field names are built only for an error: this runs for every vector of every request.
+  if (!(std::isfinite(v.x()) && std::isfinite(v.y()) && std::isfinite(v.z()))) {
+    const std::string f(field);
+    num(v.x(), f + ".x");
+    num(v.y(), f + ".y");
+    num(v.z(), f + ".z");
+  }
+  return {v.x(), v.y(), v.z()};
+}
+
+double Fields::optional(bool has, double v, std::string_view field, double unset, std::string_view unset_means) {
+  if (!has) return unset;
+  if (!std::isfinite(v))
+    fail(invalid(path, field,
+                 "must be a finite number, got " + number_text(v) + " (leave it unset for " + std::string(unset_means) +
+                     ")"));
+  return v;
+}
+
+Vec3 Fields::optional_vec(bool has, const v1::Vec3& v, std::string_view field, const Vec3& unset) {
+  return has ? vec(v, field) : unset;
 }
 
 bool all_zero_bits(const Vec3& v) {
@@ -237,18 +296,18 @@ Result<BodyDef> body_from_proto(const v1::BodyDef& p, std::string_view path) {
     case v1::MOTION_KINEMATIC: d.motion = Motion::kinematic; break;
     default: return unknown_enum(path, "motion", p.motion());
   }
-  d.position = vec_from_proto(p.position());
-  d.angle = p.angle();
-  d.velocity = vec_from_proto(p.velocity());
-  d.angular_velocity = p.angular_velocity();
-  d.mass = p.mass();
-  d.inertia = p.inertia();
-  d.density = p.density() == 0.0 ? 1.0 : p.density();
-  d.linear_damping = p.linear_damping();
-  d.angular_damping = p.angular_damping();
-  Result<Shape> shape = shape_from_proto(p.shape(), path);
-  if (!shape) return shape.error();
-  d.shape = shape.value();
+  Fields f{std::string(path)};
+  d.position = f.vec(p.position(), "position");
+  d.angle = f.num(p.angle(), "angle");
+  d.velocity = f.vec(p.velocity(), "velocity");
+  d.angular_velocity = f.num(p.angular_velocity(), "angular_velocity");
+  d.mass = f.num(p.mass(), "mass");
+  d.inertia = f.num(p.inertia(), "inertia");
+  d.density = p.density() == 0.0 ? 1.0 : f.num(p.density(), "density");
+  d.linear_damping = f.num(p.linear_damping(), "linear_damping");
+  d.angular_damping = f.num(p.angular_damping(), "angular_damping");
+  d.shape = shape_from_proto(p.shape(), f);
+  if (f.error) return *f.error;
   return out;
 }
 
@@ -306,7 +365,7 @@ BodyResolver resolver(const World& world, const Names& names) {
       case v1::BodyRef::kName: {
         if (ref.name().empty()) return BodyId{};
         if (std::optional<BodyId> id = names.find_body(ref.name())) return *id;
-        return Error{ErrorCode::not_found, std::string(field) + ": no body named '" + ref.name() + "'"};
+        return Error{ErrorCode::not_found, std::string(field) + ": no body named " + quote(ref.name())};
       }
     }
     return BodyId{};

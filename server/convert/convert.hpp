@@ -73,7 +73,12 @@ void settings_to_proto(const WorldSettings& settings, v1::WorldSettings* out);
 
 // --- bodies ---
 
-// density 0 → 1; unset shape → none; polygon vertices from x, y (z must be 0).
+// The most vertices a polygon may have: the server's cap, so that a body's
+// size in every answer is bounded (a disk is the round shape).
+inline constexpr int kMaxPolygonVertices = 64;
+
+// density 0 → 1; unset shape → none; polygon vertices from x, y (z must be 0,
+// at most kMaxPolygonVertices). Every number must be finite.
 Result<BodyDef> body_from_proto(const v1::BodyDef& proto, std::string_view path = "body");
 // The def carries the current state and the resolved mass and inertia (and
 // density 0), so body_from_proto(def) recreates the same body exactly.
@@ -112,6 +117,8 @@ void constraint_def_to_proto(const ConstraintDef& def, const Softness& softness,
 // λ, error, error rate and reactions. A trajectory's one body is its first, so
 // its reaction is in force_on_a / torque_on_a.
 void constraint_to_proto(const ConstraintInfo& info, const World& world, const Names& names, v1::Constraint* out);
+// The same, named `name`.
+void constraint_to_proto(const ConstraintInfo& info, std::string_view name, v1::Constraint* out);
 
 // --- forces ---
 

@@ -9,14 +9,15 @@
 namespace linkage::server {
 namespace {
 
-// Resolves the body references of one def, keeping the first error so that a
-// def can be written as one braced initializer (evaluated left to right).
-struct Refs {
+// Reads one def: its numbers (Fields) and body references, keeping the first
+// error so that a def can be written as one braced initializer (evaluated
+// left to right).
+struct Reader : Fields {
   const BodyResolver& resolve;
-  std::string path;
-  std::optional<Error> error;
 
-  BodyId operator()(const v1::BodyRef& ref, std::string_view field) {
+  Reader(const BodyResolver& r, std::string p) : Fields{std::move(p)}, resolve(r) {}
+
+  BodyId body(const v1::BodyRef& ref, std::string_view field) {
     if (error) return {};
     Result<BodyId> r = resolve(ref, join_path(path, field));
     if (!r) {
@@ -25,10 +26,12 @@ struct Refs {
     }
     return r.value();
   }
+  // "current" (measured when the constraint is added) unless set.
+  double current(bool has, double v, std::string_view field) {
+    return optional(has, v, field, kCurrent, "the current value");
+  }
 };
 
-Vec3 vec(const v1::Vec3& v) { return vec_from_proto(v); }
-double current_unless(bool has, double value) { return has ? value : kCurrent; }
 // Anchors and paths at zero stay out of the message (proto3 reads them back as zero).
 template <class Message, class Mutable>
 void put(const Vec3& v, Message* m, Mutable mut) {
@@ -84,7 +87,7 @@ Softness softness_from_proto(const v1::ConstraintDef& proto) {
 
 Result<ConstraintDef> constraint_from_proto(const v1::ConstraintDef& p, const BodyResolver& resolve,
                                             std::string_view path) {
-  Refs body{resolve, join_path(path, constraint_type_field(p)), std::nullopt};
+  Reader f(resolve, join_path(path, constraint_type_field(p)));
   ConstraintDef def;
   switch (p.type_case()) {
     case v1::ConstraintDef::TYPE_NOT_SET:
@@ -94,84 +97,96 @@ Result<ConstraintDef> constraint_from_proto(const v1::ConstraintDef& p, const Bo
                                        "trajectory)"};
     case v1::ConstraintDef::kDistance: {
       const v1::Distance& c = p.distance();
-      def = DistanceDef{body(c.a(), "a"), body(c.b(), "b"), vec(c.anchor_a()), vec(c.anchor_b()),
-                        current_unless(c.has_length(), c.length())};
+      def = DistanceDef{f.body(c.a(), "a"), f.body(c.b(), "b"), f.vec(c.anchor_a(), "anchor_a"),
+                        f.vec(c.anchor_b(), "anchor_b"), f.current(c.has_length(), c.length(), "length")};
       break;
     }
     case v1::ConstraintDef::kRope: {
       const v1::Rope& c = p.rope();
-      def = RopeDef{body(c.a(), "a"), body(c.b(), "b"), vec(c.anchor_a()), vec(c.anchor_b()),
-                    current_unless(c.has_max_length(), c.max_length())};
+      def = RopeDef{f.body(c.a(), "a"), f.body(c.b(), "b"), f.vec(c.anchor_a(), "anchor_a"),
+                    f.vec(c.anchor_b(), "anchor_b"), f.current(c.has_max_length(), c.max_length(), "max_length")};
       break;
     }
     case v1::ConstraintDef::kPin: {
       const v1::Pin& c = p.pin();
-      def = PinDef{body(c.a(), "a"), body(c.b(), "b"), vec(c.anchor_a()), vec(c.anchor_b())};
+      def = PinDef{f.body(c.a(), "a"), f.body(c.b(), "b"), f.vec(c.anchor_a(), "anchor_a"),
+                   f.vec(c.anchor_b(), "anchor_b")};
       break;
     }
     case v1::ConstraintDef::kPointOnLine: {
       const v1::PointOnLine& c = p.point_on_line();
-      def = PointOnLineDef{body(c.a(), "a"), body(c.b(), "b"), vec(c.anchor_a()), vec(c.anchor_b()),
-                           c.has_axis() ? vec(c.axis()) : Vec3::UnitX()};
+      def = PointOnLineDef{f.body(c.a(), "a"), f.body(c.b(), "b"), f.vec(c.anchor_a(), "anchor_a"),
+                           f.vec(c.anchor_b(), "anchor_b"), f.optional_vec(c.has_axis(), c.axis(), "axis", Vec3::UnitX())};
       break;
     }
     case v1::ConstraintDef::kPointOnCircle: {
       const v1::PointOnCircle& c = p.point_on_circle();
-      def = PointOnCircleDef{body(c.a(), "a"), body(c.b(), "b"), vec(c.anchor_a()), vec(c.anchor_b()),
-                             current_unless(c.has_radius(), c.radius())};
+      def = PointOnCircleDef{f.body(c.a(), "a"), f.body(c.b(), "b"), f.vec(c.anchor_a(), "anchor_a"),
+                             f.vec(c.anchor_b(), "anchor_b"), f.current(c.has_radius(), c.radius(), "radius")};
       break;
     }
     case v1::ConstraintDef::kPointOnPlane: {
       const v1::PointOnPlane& c = p.point_on_plane();
-      def = PointOnPlaneDef{body(c.a(), "a"), body(c.b(), "b"), vec(c.anchor_a()), vec(c.anchor_b()),
-                            c.has_normal() ? vec(c.normal()) : Vec3::UnitZ()};
+      def = PointOnPlaneDef{f.body(c.a(), "a"), f.body(c.b(), "b"), f.vec(c.anchor_a(), "anchor_a"),
+                            f.vec(c.anchor_b(), "anchor_b"),
+                            f.optional_vec(c.has_normal(), c.normal(), "normal", Vec3::UnitZ())};
       break;
     }
     case v1::ConstraintDef::kWeld: {
       const v1::Weld& c = p.weld();
-      def = WeldDef{body(c.a(), "a"), body(c.b(), "b"), vec(c.anchor_a()), vec(c.anchor_b()),
-                    current_unless(c.has_angle(), c.angle())};
+      def = WeldDef{f.body(c.a(), "a"), f.body(c.b(), "b"), f.vec(c.anchor_a(), "anchor_a"),
+                    f.vec(c.anchor_b(), "anchor_b"), f.current(c.has_angle(), c.angle(), "angle")};
       break;
     }
     case v1::ConstraintDef::kRelativeAngle: {
       const v1::RelativeAngle& c = p.relative_angle();
-      def = RelativeAngleDef{body(c.a(), "a"), body(c.b(), "b"), current_unless(c.has_angle(), c.angle())};
+      def = RelativeAngleDef{f.body(c.a(), "a"), f.body(c.b(), "b"), f.current(c.has_angle(), c.angle(), "angle")};
       break;
     }
     case v1::ConstraintDef::kGear: {
       const v1::Gear& c = p.gear();
       const GearDef defaults;
-      def = GearDef{body(c.a(), "a"), body(c.b(), "b"), c.has_radius_a() ? c.radius_a() : defaults.radius_a,
-                    c.has_radius_b() ? c.radius_b() : defaults.radius_b, current_unless(c.has_offset(), c.offset())};
+      def = GearDef{f.body(c.a(), "a"), f.body(c.b(), "b"),
+                    f.optional(c.has_radius_a(), c.radius_a(), "radius_a", defaults.radius_a, "1 m"),
+                    f.optional(c.has_radius_b(), c.radius_b(), "radius_b", defaults.radius_b, "1 m"),
+                    f.current(c.has_offset(), c.offset(), "offset")};
       break;
     }
     case v1::ConstraintDef::kRackAndPinion: {
       const v1::RackAndPinion& c = p.rack_and_pinion();
-      def = RackAndPinionDef{body(c.rack(), "rack"), body(c.pinion(), "pinion"), vec(c.anchor()),
-                             c.has_axis() ? vec(c.axis()) : Vec3::UnitX(),
-                             c.has_radius() ? c.radius() : RackAndPinionDef{}.radius,
-                             current_unless(c.has_offset(), c.offset())};
+      def = RackAndPinionDef{f.body(c.rack(), "rack"), f.body(c.pinion(), "pinion"), f.vec(c.anchor(), "anchor"),
+                             f.optional_vec(c.has_axis(), c.axis(), "axis", Vec3::UnitX()),
+                             f.optional(c.has_radius(), c.radius(), "radius", RackAndPinionDef{}.radius, "1 m"),
+                             f.current(c.has_offset(), c.offset(), "offset")};
       break;
     }
     case v1::ConstraintDef::kMotor: {
       const v1::Motor& c = p.motor();
-      Result<MotorKind> kind = motor_kind(c.kind(), body.path);
+      Result<MotorKind> kind = motor_kind(c.kind(), f.path);
       if (!kind) return kind.error();
-      def = MotorDef{body(c.a(), "a"), body(c.b(), "b"), kind.value(), c.speed(),
-                     c.has_axis() ? vec(c.axis()) : Vec3::UnitX(),
-                     c.has_max_force() ? c.max_force() : std::numeric_limits<double>::infinity()};
+      // The axis of an angular motor is unused, but it is kept and saved: it must be a number too.
+      def = MotorDef{f.body(c.a(), "a"), f.body(c.b(), "b"), kind.value(), f.num(c.speed(), "speed"),
+                     f.optional_vec(c.has_axis(), c.axis(), "axis", Vec3::UnitX()),
+                     f.optional(c.has_max_force(), c.max_force(), "max_force", std::numeric_limits<double>::infinity(),
+                                "no limit")};
       break;
     }
     case v1::ConstraintDef::kTrajectory: {
       const v1::Trajectory& c = p.trajectory();
       const v1::Path& g = c.path();
-      def = TrajectoryDef{body(c.body(), "body"), vec(c.anchor()),
-                          Path{vec(g.origin()), vec(g.velocity()), vec(g.amplitude()), vec(g.frequency()),
-                               vec(g.phase())}};
+      def = TrajectoryDef{f.body(c.body(), "body"), f.vec(c.anchor(), "anchor"),
+                          Path{f.vec(g.origin(), "path.origin"), f.vec(g.velocity(), "path.velocity"),
+                               f.vec(g.amplitude(), "path.amplitude"), f.vec(g.frequency(), "path.frequency"),
+                               f.vec(g.phase(), "path.phase")}};
       break;
     }
   }
-  if (body.error) return *body.error;
+  if (f.error) return *f.error;
+  // Softness is a field of the ConstraintDef itself, not of its type.
+  Fields soft{join_path(path, "softness")};
+  soft.num(p.softness().frequency(), "frequency");
+  soft.optional(p.softness().has_damping_ratio(), p.softness().damping_ratio(), "damping_ratio", 1.0, "1");
+  if (soft.error) return *soft.error;
   return def;
 }
 
@@ -265,8 +280,12 @@ void constraint_def_to_proto(const ConstraintDef& def, const Softness& softness,
 
 void constraint_to_proto(const ConstraintInfo& info, const World& /*world*/, const Names& names,
                          v1::Constraint* out) {
+  constraint_to_proto(info, names.constraint_name(info.id), out);
+}
+
+void constraint_to_proto(const ConstraintInfo& info, std::string_view name, v1::Constraint* out) {
   id_to_proto(info.id, out->mutable_id());
-  constraint_def_to_proto(info.def, info.softness, names.constraint_name(info.id), ids_as_refs(), out->mutable_def());
+  constraint_def_to_proto(info.def, info.softness, name, ids_as_refs(), out->mutable_def());
   out->mutable_lambda()->Add(info.lambda.begin(), info.lambda.end());
   out->mutable_error()->Add(info.error.begin(), info.error.end());
   out->mutable_error_rate()->Add(info.error_rate.begin(), info.error_rate.end());
@@ -285,29 +304,31 @@ void constraint_to_proto(const ConstraintInfo& info, const World& /*world*/, con
 
 Result<ForceDefAny> force_from_proto(const v1::ForceDef& p, const BodyResolver& resolve, std::string_view path) {
   switch (p.type_case()) {
-    case v1::ForceDef::TYPE_NOT_SET:
-      return Error{ErrorCode::invalid_argument, std::string(path) + ": no type set (spring or applied)"};
+    case v1::ForceDef::TYPE_NOT_SET: break;
     case v1::ForceDef::kSpring: {
       const v1::Spring& s = p.spring();
-      Refs body{resolve, join_path(path, "spring"), std::nullopt};
+      Reader f(resolve, join_path(path, "spring"));
       // The core reads a negative rest length as "the current distance"; in
       // the proto that is an unset one, so a set negative value is a mistake.
-      if (s.has_rest_length() && !(s.rest_length() >= 0.0))
-        return invalid(body.path, "rest_length", "must be ≥ 0 m (unset: the distance when added), got " +
-                                                     std::to_string(s.rest_length()));
-      SpringDef def{body(s.a(), "a"), body(s.b(), "b"), vec(s.anchor_a()), vec(s.anchor_b()),
-                    s.has_stiffness() ? s.stiffness() : SpringDef{}.stiffness, s.damping(),
-                    s.has_rest_length() ? s.rest_length() : -1.0};
-      if (body.error) return *body.error;
+      const double rest = f.optional(s.has_rest_length(), s.rest_length(), "rest_length", -1.0, "the distance when added");
+      if (s.has_rest_length() && rest < 0.0)
+        f.fail(invalid(f.path, "rest_length", "must be ≥ 0 m (unset: the distance when added), got " +
+                                                  std::to_string(rest)));
+      SpringDef def{f.body(s.a(), "a"), f.body(s.b(), "b"), f.vec(s.anchor_a(), "anchor_a"),
+                    f.vec(s.anchor_b(), "anchor_b"),
+                    f.optional(s.has_stiffness(), s.stiffness(), "stiffness", SpringDef{}.stiffness, "100 N/m"),
+                    f.num(s.damping(), "damping"), rest};
+      if (f.error) return *f.error;
       return ForceDefAny{def};
     }
     case v1::ForceDef::kApplied: {
-      const v1::AppliedForce& f = p.applied();
-      Refs body{resolve, join_path(path, "applied"), std::nullopt};
-      if (f.ticks() > static_cast<std::uint32_t>(INT_MAX))
-        return invalid(body.path, "ticks", "must be ≤ " + std::to_string(INT_MAX) + ", got " + std::to_string(f.ticks()));
-      ForceDef def{body(f.body(), "body"), vec(f.force()), vec(f.point()), f.torque(), static_cast<int>(f.ticks())};
-      if (body.error) return *body.error;
+      const v1::AppliedForce& a = p.applied();
+      Reader f(resolve, join_path(path, "applied"));
+      if (a.ticks() > static_cast<std::uint32_t>(INT_MAX))
+        return invalid(f.path, "ticks", "must be ≤ " + std::to_string(INT_MAX) + ", got " + std::to_string(a.ticks()));
+      ForceDef def{f.body(a.body(), "body"), f.vec(a.force(), "force"), f.vec(a.point(), "point"),
+                   f.num(a.torque(), "torque"), static_cast<int>(a.ticks())};
+      if (f.error) return *f.error;
       return ForceDefAny{def};
     }
   }
@@ -315,9 +336,10 @@ Result<ForceDefAny> force_from_proto(const v1::ForceDef& p, const BodyResolver& 
 }
 
 Result<ImpulseDef> impulse_from_proto(const v1::Impulse& p, const BodyResolver& resolve, std::string_view path) {
-  Refs body{resolve, std::string(path), std::nullopt};
-  ImpulseDef def{body(p.body(), "body"), vec(p.impulse()), vec(p.point()), p.angular_impulse()};
-  if (body.error) return *body.error;
+  Reader f(resolve, std::string(path));
+  ImpulseDef def{f.body(p.body(), "body"), f.vec(p.impulse(), "impulse"), f.vec(p.point(), "point"),
+                 f.num(p.angular_impulse(), "angular_impulse")};
+  if (f.error) return *f.error;
   return def;
 }
 

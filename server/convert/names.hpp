@@ -5,7 +5,9 @@
 //
 // A name is optional (the empty name means "none") and unique per world among
 // bodies, and separately among constraints. Allowed: letters, digits, '-',
-// '_' and '.', 1 to 64 characters, like world names.
+// '_' and '.', 1 to 64 characters, like world names; but not digits alone
+// (`3` reads as an index in linkctl and the clients, as `3:1` reads as an id)
+// nor `world` (the fixed frame where a body reference allows it).
 //
 // Errors name the field "name" only; callers prefix the path of the message
 // the name came from (e.g. "body.name: ..."), see prefixed() in convert.hpp.
@@ -25,8 +27,15 @@ struct Removed;
 
 namespace linkage::server {
 
-// INVALID_ARGUMENT "name: ..." unless `name` is 1–64 allowed characters.
+// INVALID_ARGUMENT "name: ..." unless `name` is 1–64 allowed characters and
+// reads as nothing else.
 Status check_name(std::string_view name);
+
+// `text` for an error message: in single quotes, cut to its first 64
+// characters (with how long it was) so that a long name cannot turn the
+// real error into an oversized status, and with anything but printable
+// ASCII written as \xNN.
+std::string quote(std::string_view text);
 
 class Names {
  public:

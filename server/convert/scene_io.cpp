@@ -24,8 +24,10 @@ Path shifted(const Path& p, double now) {
   return out;
 }
 
-// A name for every body: its own, or one generated so that it clashes with
-// no other body's (given or generated).
+// A name for every body: its own, or "body-<index>" (a live body's index is
+// unique), with "-<k>" added if a named body has it, so that it clashes with
+// no other body's (given or generated). At most kGeneratedNameLength
+// characters: k is at most the number of bodies.
 std::unordered_map<BodyId, std::string> scene_names(const World& world, const Names& names) {
   std::unordered_set<std::string> taken;
   for (BodyId id : world.bodies())
@@ -34,7 +36,7 @@ std::unordered_map<BodyId, std::string> scene_names(const World& world, const Na
   for (BodyId id : world.bodies()) {
     std::string name(names.body_name(id));
     if (name.empty()) {
-      const std::string stem = "body-" + std::to_string(id.index) + "-" + std::to_string(id.generation);
+      const std::string stem = "body-" + std::to_string(id.index);
       name = stem;
       for (int k = 2; taken.contains(name); ++k) name = stem + "-" + std::to_string(k);
       taken.insert(name);
@@ -67,12 +69,23 @@ std::string scene_to_json(const v1::Scene& scene) {
   return out;
 }
 
-Result<LoadedScene> load_scene(const v1::Scene& scene, const WorldSettings& base) {
+Result<LoadedScene> load_scene(const v1::Scene& scene, const WorldSettings& base, const SceneLimits& limits) {
+  // Counted before anything is built, so that refusing a huge scene costs nothing.
+  auto too_many = [](const char* list, int count, int limit, const char* flag) {
+    return Error{ErrorCode::resource_exhausted, std::string(list) + ": the scene holds " + std::to_string(count) +
+                                                    ", over the world's limit of " + std::to_string(limit) +
+                                                    " (its limits." + flag + ", or the server's --max-" + list + ")"};
+  };
+  if (scene.bodies_size() > limits.bodies) return too_many("bodies", scene.bodies_size(), limits.bodies, "max_bodies");
+  if (scene.constraints_size() > limits.constraints)
+    return too_many("constraints", scene.constraints_size(), limits.constraints, "max_constraints");
+  if (scene.forces_size() > limits.forces) return too_many("forces", scene.forces_size(), limits.forces, "max_forces");
+
   Result<WorldSettings> settings = settings_from_proto(scene.settings(), base, "settings");
   if (!settings) return settings.error();
   Result<World> created = World::create(settings.value());
   if (!created) return settings_error(created.error(), "settings");
-  LoadedScene out{std::move(created.value()), Names{}};
+  LoadedScene out{std::move(created.value()), Names{}, Footprint{}};
   World& world = out.world;
   Names& names = out.names;
 
@@ -109,6 +122,9 @@ Result<LoadedScene> load_scene(const v1::Scene& scene, const WorldSettings& base
                              : world.apply_force(std::get<ForceDef>(def.value()));
     if (!id) return force_error(id.error(), proto, path);
   }
+  out.footprint = Footprint::of(world, names);
+  if (out.footprint.bytes() > limits.bytes)
+    return Error{ErrorCode::resource_exhausted, footprint_exceeded(out.footprint.bytes(), limits.bytes)};
   return out;
 }
 

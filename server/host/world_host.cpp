@@ -12,7 +12,8 @@ namespace linkage::server {
 using Clock = std::chrono::steady_clock;
 
 WorldHost::WorldHost(std::string name, World world, Names names, Limits limits, bool paused)
-    : name_(std::move(name)), state_{std::move(world), std::move(names), limits, ChangeLog(), paused, 0, 0, {}, nullptr} {
+    : name_(std::move(name)), state_{std::move(world), std::move(names), limits, ChangeLog(), {}, paused, 0, 0, {}, nullptr} {
+  state_.footprint = Footprint::of(state_.world, state_.names);
   thread_ = std::thread([this] { run(); });
 }
 

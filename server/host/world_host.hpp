@@ -22,6 +22,7 @@
 #include "change_log.hpp"
 #include "linkage/linkage.hpp"
 #include "linkage/v1/world.pb.h"
+#include "convert/footprint.hpp"
 #include "convert/names.hpp"
 
 namespace linkage::server {
@@ -31,6 +32,9 @@ struct Limits {
   int max_bodies = 100000;
   int max_constraints = 200000;
   int max_forces = 100000;
+  // The most the world's footprint may reach (convert/footprint.hpp), so that
+  // every answer about it fits in a message: footprint_limit(--max-message-bytes).
+  std::uint64_t max_bytes = (16u << 20) - kAnswerOverhead;
 };
 
 class Subscriber;
@@ -43,6 +47,7 @@ class WorldHost {
     Names names;
     Limits limits;
     ChangeLog changes;
+    Footprint footprint;  // kept with every change to the world's objects (commands.cpp)
     bool paused = false;
     std::uint64_t tick = 0;
     std::uint64_t overruns = 0;

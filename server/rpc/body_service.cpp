@@ -28,6 +28,7 @@ class BodyServiceImpl final : public v1::BodyService::CallbackService {
   ServerUnaryReactor* CreateBodies(CallbackServerContext* ctx, const v1::CreateBodiesRequest* req,
                                    v1::CreateBodiesResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
+      if (Status ok = room_for_bodies(s, req->bodies_size(), "bodies"); !ok) return ok;
       return create_all(s, req->bodies(), "bodies", create_body, resp->mutable_ids());
     });
   }

@@ -29,6 +29,12 @@ Status apply_impulse(State& s, const v1::Impulse& impulse);
 // Runs one command of a batch, writing what it did into `result`.
 Status run_command(State& s, const v1::Command& command, v1::CommandResult* result);
 
+// RESOURCE_EXHAUSTED naming `field[k]`, the first of `n` new bodies
+// (constraints) that the world's limit leaves no room for: checked before any
+// is made, so that refusing a huge list costs nothing.
+Status room_for_bodies(const State& s, int n, const char* field);
+Status room_for_constraints(const State& s, int n, const char* field);
+
 // Creates every def in order with `create`, all or nothing; the error names
 // the def as `field[i]`.
 template <class Defs, class Create>

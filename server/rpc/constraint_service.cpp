@@ -35,6 +35,7 @@ class ConstraintServiceImpl final : public v1::ConstraintService::CallbackServic
   ServerUnaryReactor* AddConstraints(CallbackServerContext* ctx, const v1::AddConstraintsRequest* req,
                                      v1::AddConstraintsResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
+      if (Status ok = room_for_constraints(s, req->constraints_size(), "constraints"); !ok) return ok;
       return create_all(s, req->constraints(), "constraints", add_constraint, resp->mutable_ids());
     });
   }

@@ -11,11 +11,11 @@
 namespace linkage::server {
 
 inline grpc::Status no_world(const std::string& name) {
-  return {grpc::StatusCode::NOT_FOUND, "world: no world named '" + name + "' (ListWorlds shows them)"};
+  return {grpc::StatusCode::NOT_FOUND, "world: no world named " + quote(name) + " (ListWorlds shows them)"};
 }
 
 inline grpc::Status world_gone(const std::string& name) {
-  return {grpc::StatusCode::UNAVAILABLE, "world '" + name + "' was deleted or the server is stopping"};
+  return {grpc::StatusCode::UNAVAILABLE, "world " + quote(name) + " was deleted or the server is stopping"};
 }
 
 // `fn(State&, WorldHost&)` returns linkage::Status and fills the response.

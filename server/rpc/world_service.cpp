@@ -46,9 +46,10 @@ Status check_limits(const v1::WorldLimits& asked, const ServerLimits& server, Li
 }
 
 // Replaces the world's contents, keeping its clock and subscribers.
-void replace_contents(State& s, World world, Names names) {
+void replace_contents(State& s, World world, Names names, Footprint footprint) {
   s.world = std::move(world);
   s.names = std::move(names);
+  s.footprint = std::move(footprint);
   s.changes.replaced();
 }
 
@@ -192,9 +193,10 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
       if (s.reset_point) {
         s.world.restore(s.reset_point->world);
         s.names = s.reset_point->names;
+        s.footprint = Footprint::of(s.world, s.names);
         s.changes.replaced();
       } else {
-        replace_contents(s, World::create(s.world.settings()).value(), Names{});
+        replace_contents(s, World::create(s.world.settings()).value(), Names{}, Footprint{});
       }
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
@@ -204,13 +206,12 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   ServerUnaryReactor* LoadScene(CallbackServerContext* ctx, const v1::LoadSceneRequest* req,
                                 v1::LoadSceneResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [this, req, resp](State& s, WorldHost& h) -> Status {
-      Result<LoadedScene> loaded = load_scene(req->scene(), defaults_);
-      if (!loaded) return Error{loaded.error().code, "scene." + loaded.error().message};
-      if (static_cast<int>(loaded.value().world.bodies().size()) > s.limits.max_bodies ||
-          static_cast<int>(loaded.value().world.constraints().size()) > s.limits.max_constraints)
-        return Error{ErrorCode::resource_exhausted, "scene: holds more bodies or constraints than the world's limits"};
+      const SceneLimits limits{s.limits.max_bodies, s.limits.max_constraints, s.limits.max_forces, s.limits.max_bytes};
+      Result<LoadedScene> loaded = load_scene(req->scene(), defaults_, limits);
+      if (!loaded) return prefixed(loaded.error(), "scene");
       s.reset_point = std::make_shared<State::ResetPoint>(State::ResetPoint{loaded.value().world.save(), loaded.value().names});
-      replace_contents(s, std::move(loaded.value().world), std::move(loaded.value().names));
+      replace_contents(s, std::move(loaded.value().world), std::move(loaded.value().names),
+                       std::move(loaded.value().footprint));
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
     });

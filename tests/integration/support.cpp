@@ -90,6 +90,8 @@ v1::World Client::step(const std::string& world, std::uint32_t ticks) {
 
 InProcessServer::InProcessServer(ServerOptions options) {
   server::ServerLimits limits = options.limits;
+  if (options.max_message_bytes > 0)
+    limits.world.max_bytes = server::footprint_limit(static_cast<std::uint64_t>(options.max_message_bytes));
   registry_ = std::make_unique<server::Registry>(limits);
   WorldSettings defaults;
   defaults.dt = 1.0 / options.tick_rate;
@@ -100,6 +102,7 @@ InProcessServer::InProcessServer(ServerOptions options) {
   grpc::ServerBuilder builder;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
   if (options.max_receive_bytes > 0) builder.SetMaxReceiveMessageSize(options.max_receive_bytes);
+  if (options.max_message_bytes > 0) builder.SetMaxSendMessageSize(options.max_message_bytes);
   services_->register_with(builder);
   server_ = builder.BuildAndStart();
   EXPECT_TRUE(server_ != nullptr);

@@ -51,6 +51,8 @@ struct ServerOptions {
   server::ServerLimits limits{};
   double tick_rate = 60.0;      // of the default world and of worlds created without one
   int max_receive_bytes = -1;   // the ServerBuilder's; -1: gRPC's default (4 MB)
+  // > 0: linkaged's --max-message-bytes: the largest answer, and so the worlds' footprint limit.
+  int max_message_bytes = -1;
 };
 
 // A Registry with a "default" world, the services, and a grpc::Server on

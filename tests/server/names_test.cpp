@@ -20,6 +20,34 @@ TEST(Names, AllowedCharacters) {
   }
 }
 
+TEST(Names, NothingThatReadsAsAnIdOrTheWorld) {
+  for (const char* ok : {"3a", "a3", "3.1", "3-1", "world2", "World", "w"}) EXPECT_TRUE(check_name(ok)) << ok;
+  for (const char* id : {"3", "007", "3:1", "0:0"}) {
+    Status s = check_name(id);
+    ASSERT_FALSE(s) << id;
+    EXPECT_EQ(s.error().code, ErrorCode::invalid_argument);
+    EXPECT_NE(s.error().message.find("reads as an id"), std::string::npos) << s.error().message;
+  }
+  Status world = check_name("world");
+  ASSERT_FALSE(world);
+  EXPECT_NE(world.error().message.find("fixed frame"), std::string::npos) << world.error().message;
+  // Names live and die with the same rules in every world.
+  Names n;
+  EXPECT_FALSE(n.check_body_name("12"));
+  EXPECT_FALSE(n.check_constraint_name("world"));
+}
+
+TEST(Names, QuotedShortAndPrintableInMessages) {
+  EXPECT_EQ(quote("bob"), "'bob'");
+  EXPECT_EQ(quote(std::string("a\nb\x01\xff", 5)), "'a\\x0ab\\x01\\xff'");
+  const std::string q = quote(std::string(8000, 'x'));
+  EXPECT_EQ(q, "'" + std::string(64, 'x') + "'… (8000 bytes)");
+  // A long or unprintable name in a refusal is quoted the same way.
+  Status s = check_name(std::string(8000, 'y'));
+  ASSERT_FALSE(s);
+  EXPECT_LT(s.error().message.size(), 200u) << s.error().message;
+}
+
 TEST(Names, BodiesBothWays) {
   Names n;
   const BodyId a{0, 1}, b{1, 1};

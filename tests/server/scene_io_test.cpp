@@ -171,7 +171,7 @@ LoadedScene busy_world() {
   const BodyId tri = w.add_body({.kind = BodyKind::rigid, .position = Vec3(-3, 1, 0),
                                  .shape = Polygon{{Vec2(0, 0), Vec2(1, 0), Vec2(0.2, 0.7)}}}).value();
   const BodyId dot = w.add_body({.position = Vec3(-2, -1, 0), .velocity = Vec3(0.3, 0, 0), .mass = 0.5}).value();
-  s.names.add_body("body-" + std::to_string(box.index) + "-" + std::to_string(box.generation), dot).value();
+  s.names.add_body("body-" + std::to_string(box.index), dot).value();
   w.add_constraint(PinDef{.b = box, .anchor_a = Vec3(-2.4, 0, 0), .anchor_b = Vec3(-0.4, 0, 0)}).value();
   w.add_constraint(DistanceDef{.a = box, .b = tri, .anchor_a = Vec3(0.4, 0, 0)}, {.frequency = 4}).value();
   w.add_constraint(RopeDef{.a = box, .b = dot, .max_length = 1.5}).value();
