@@ -12,7 +12,7 @@ void add_at_anchor(const WorldData& d, int body, const Anchor& p, const Vec3& f,
   if (body < 0) return;
   const BodyRecord& r = d.bodies[static_cast<std::size_t>(body)];
   if (r.motion != Motion::dynamic) return;
-  Qa.segment(r.offset, r.dof) += (f.transpose() * p.J.leftCols(r.dof)).transpose();
+  Qa.segment(r.offset, r.dof) += p.jacobian_row(f).head(r.dof).transpose();
 }
 
 struct SpringState {

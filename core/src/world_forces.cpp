@@ -107,7 +107,7 @@ Status World::apply_impulse(const ImpulseDef& def) {
   if (r.motion != Motion::dynamic) return ok_status();  // nothing moves a fixed or kinematic body
   // Δq̇ = W (J_pᵀ P + angular e_θ)
   const Anchor p = anchor(body_view(d, b.value()), def.point);
-  const Eigen::Vector3d generalized = p.J.transpose() * def.impulse;
+  const Eigen::Vector3d generalized = p.jacobian_row(def.impulse).transpose();
   for (int i = 0; i < r.dof; ++i) {
     const bool angle = r.kind == BodyKind::rigid && i == 2;
     d.v[r.offset + i] += (angle ? r.inv_inertia : r.inv_mass) * (generalized[i] + (angle ? def.angular_impulse : 0.0));

@@ -32,7 +32,14 @@ struct Anchor {
   Vec3 pdot = Vec3::Zero();  // world velocity
   Vec3 bias = Vec3::Zero();  // J̇q̇: the acceleration at zero q̈
   Vec3 s = Vec3::Zero();     // p − x, the lever arm
-  Eigen::Matrix3d J = Eigen::Matrix3d::Zero();  // ∂p/∂(body DOF), 3 × dof
+  bool exists = false, rigid = false;
+
+  // gᵀ J_p, J_p = ∂p/∂(body DOF): (g_x, g_y, g·s⊥) on a rigid body, g on a
+  // particle, nothing on the world.
+  Eigen::RowVector3d jacobian_row(const Vec3& g) const {
+    if (!exists) return Eigen::RowVector3d::Zero();
+    return rigid ? Eigen::RowVector3d(g.x(), g.y(), g.dot(perp(s))) : Eigen::RowVector3d(g.transpose());
+  }
 };
 
 inline Anchor anchor(const BodyView& b, const Vec3& local) {
@@ -41,21 +48,17 @@ inline Anchor anchor(const BodyView& b, const Vec3& local) {
     a.p = local;
     return a;
   }
+  a.exists = true;
   if (b.rigid) {
+    a.rigid = true;
     a.s = rotate(b.theta, local);
-    const Vec3 sp = perp(a.s);
     a.p = b.x + a.s;
-    a.pdot = b.v + b.omega * sp;
+    a.pdot = b.v + b.omega * perp(a.s);
     a.bias = -b.omega * b.omega * a.s;
-    a.J(0, 0) = 1.0;
-    a.J(1, 1) = 1.0;
-    a.J(0, 2) = sp.x();
-    a.J(1, 2) = sp.y();
   } else {
     a.s = local;
     a.p = b.x + local;
     a.pdot = b.v;
-    for (int i = 0; i < b.dof; ++i) a.J(i, i) = 1.0;
   }
   return a;
 }
@@ -77,8 +80,8 @@ inline Separation separation(const BodyView& ba, const Vec3& la, const BodyView&
 // Row r of a constraint whose C depends on q only through d, with ∂C/∂d = g:
 // J_a = −gᵀ J_pa, J_b = gᵀ J_pb.
 inline void set_separation_row(Rows& out, int r, const Separation& s, const Vec3& g) {
-  out.Ja.row(r) = -(g.transpose() * s.a.J);
-  out.Jb.row(r) = g.transpose() * s.b.J;
+  out.Ja.row(r) = -s.a.jacobian_row(g);
+  out.Jb.row(r) = s.b.jacobian_row(g);
 }
 
 inline void set_equality(Rows& out, int count) {

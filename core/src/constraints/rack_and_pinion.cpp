@@ -19,7 +19,7 @@ void evaluate(const RackAndPinionDef& c, const BodyView& a, const BodyView& b, d
   out.C[0] = e.dot(u) - c.radius * b.theta - c.offset;
   out.Cdot[0] = edot.dot(u) + e.dot(udot) - c.radius * b.omega;
   out.jdot_qdot[0] = pa.bias.dot(u) + 2.0 * edot.dot(udot) - w * w * e.dot(u);
-  out.Ja.row(0) = u.transpose() * pa.J;
+  out.Ja.row(0) = pa.jacobian_row(u);
   if (a.rigid) out.Ja(0, 2) += e.dot(perp(u));
   out.Jb(0, 0) = -u.x();
   out.Jb(0, 1) = -u.y();

@@ -22,7 +22,7 @@ void evaluate(const TrajectoryDef& c, const BodyView&, const BodyView& b, double
     out.Cdot[r] = p.pdot[r] - vel;
     out.jdot_qdot[r] = p.bias[r];
     out.c_tt[r] = -acc;
-    out.Jb.row(r) = p.J.row(r);
+    out.Jb.row(r) = p.jacobian_row(Vec3::Unit(r));
   }
 }
 
