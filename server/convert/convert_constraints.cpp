@@ -64,6 +64,10 @@ std::string_view constraint_type_field(const v1::ConstraintDef& proto) {
 }
 
 Error constraint_error(Error error, const v1::ConstraintDef& def, std::string_view path) {
+  // The core's "current" is a NaN; a client's is a field left unset.
+  constexpr std::string_view nan = "or NaN for the current value";
+  if (const std::size_t at = error.message.find(nan); at != std::string::npos)
+    error.message.replace(at, nan.size(), "or leave it unset for the current value");
   const std::string_view type = constraint_type_field(def);
   return with_fields(std::move(error), path, [&](std::string_view f) {
     // Fields of the ConstraintDef itself, or the type named as a whole.

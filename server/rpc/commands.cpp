@@ -27,14 +27,6 @@ void record_removal(State& s, BodyId body, const Removed& removed) {
   s.footprint.erase(body, removed);
 }
 
-// A changed definition or name reaches the streams as the object removed and
-// added again under the same id: every client's mirror replaces its copy.
-template <class Id>
-void record_update(State& s, Id id) {
-  s.changes.removed(id);
-  s.changes.added(id);
-}
-
 int dimension(const State& s) { return s.world.settings().dimension; }
 
 // Whether `n` more of `what` fit beside `count` under `limit`; if not, the error names the first that does not.
@@ -88,7 +80,6 @@ Result<BodyId> update_body(State& s, const v1::BodyRef& body, const v1::BodyDef&
   if (Status ok = s.world.update_body(id.value(), core.value()); !ok) return body_error(ok.error(), "def");
   if (rename) s.names.add_body(def.name(), id.value()).value();
   s.footprint.set(id.value(), bytes);
-  record_update(s, id.value());
   return id;
 }
 
@@ -142,7 +133,6 @@ Status update_constraint(State& s, const v1::Id& id, const v1::ConstraintDef& de
     if (Status ok = s.world.set_softness(cid, softness); !ok) return constraint_error(ok.error(), def);
     if (rename) s.names.add_constraint(def.name(), cid).value();
     s.footprint.set(cid, bytes);
-    record_update(s, cid);
     return ok_status();
   });
 }
@@ -180,8 +170,6 @@ Status update_force(State& s, const v1::Id& id, const v1::ForceDef& def) {
   if (Status ok = fits(s, s.footprint.of(fid), bytes); !ok) return prefixed(ok.error(), "force");
   if (Status ok = s.world.update_spring(fid, *spring); !ok) return force_error(ok.error(), def);
   s.footprint.set(fid, bytes);
-  s.changes.removed_spring(fid);
-  s.changes.added_spring(fid);
   return ok_status();
 }
 
