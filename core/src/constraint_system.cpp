@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 
 #include "body_view.hpp"
@@ -44,6 +45,15 @@ void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int r
 void copy_block(double* out, const Eigen::Matrix3d& block, int rows, int dof) {
   for (int r = 0; r < rows; ++r)
     for (int k = 0; k < dof; ++k) out[r * dof + k] = block(r, k);
+}
+
+void remember_rows(WorldData& d, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  Workspace& ws = d.ws;
+  ws.rows_valid = true;
+  ws.rows_t = t;
+  ws.rows_model = d.model_version;
+  ws.rows_q = q;
+  ws.rows_v = v;
 }
 
 }  // namespace
@@ -98,6 +108,7 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
       }
       row += c.rows;
     }
+    remember_rows(d, t, q, v);
     return;
   }
 
@@ -116,6 +127,23 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
     }
     row += c.rows;
   }
+  remember_rows(d, t, q, v);
+}
+
+void evaluate_rows(WorldData& d, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  Workspace& ws = d.ws;
+  const bool current = ws.rows_valid && ws.rows_model == d.model_version && ws.rows_t == t &&
+                       ws.rows_q.size() == q.size() &&
+                       std::memcmp(ws.rows_q.data(), q.data(), sizeof(double) * static_cast<std::size_t>(q.size())) == 0;
+  if (!current) {
+    evaluate_constraints(d, t, q, v);
+    return;
+  }
+  if (ws.rows_v.size() == v.size() && ws.rows_v == v) return;
+  Eigen::VectorXd dv = v - ws.rows_v, jdv;
+  ws.J.multiply(dv, jdv);
+  ws.Cdot += jdv;
+  ws.rows_v = v;
 }
 
 double regularization(const WorldSettings& s) {
@@ -125,7 +153,9 @@ double regularization(const WorldSettings& s) {
   return direct ? 0.0 : s.regularization;
 }
 
-void evaluate_errors(const WorldData& d, double t, const Eigen::VectorXd& q, Eigen::VectorXd& C) {
+void evaluate_errors(WorldData& d, double t, const Eigen::VectorXd& q) {
+  Eigen::VectorXd& C = d.ws.C;
+  d.ws.rows_valid = false;  // C no longer matches the rest of the rows
   int m = 0;
   for (const ConstraintRecord& c : d.constraints) m += c.rows;
   C.resize(m);
@@ -247,16 +277,16 @@ bool has_bounds(const Workspace& ws) {
 
 // The free rows' solve, with bounded rows met by projection (Gauss–Seidel)
 // or an active set (CG, LDLᵀ).
-SolveStats solve_free_rows(WorldData& d, const SystemView& k) {
+SolveStats solve_free_rows(WorldData& d, const SystemView& k, double tolerance, bool residual) {
   const BlockJacobian& J = k.J;
   Workspace& ws = d.ws;
   const WorldSettings& s = d.settings;
   if (s.solver == LinearSolver::gauss_seidel)
-    return solve_gauss_seidel(k, ws.rhs, ws.lambda, ws.lo, ws.hi, s.solver_tolerance, s.solver_max_iterations);
+    return solve_gauss_seidel(k, ws.rhs, ws.lambda, ws.lo, ws.hi, tolerance, s.solver_max_iterations);
 
   auto solve_free = [&](const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda) {
-    if (s.solver == LinearSolver::ldlt) return ws.direct.solve(k, rhs, lambda, s.solver_tolerance);
-    return solve_cg(k, rhs, lambda, s.solver_tolerance, s.solver_max_iterations);
+    if (s.solver == LinearSolver::ldlt) return ws.direct.solve(k, rhs, lambda, tolerance, residual);
+    return solve_cg(k, rhs, lambda, tolerance, s.solver_max_iterations);
   };
   SolveStats stats = solve_free(ws.rhs, ws.lambda);
   if (!has_bounds(ws)) return stats;
@@ -295,9 +325,9 @@ SolveStats solve_free_rows(WorldData& d, const SystemView& k) {
 
 }  // namespace
 
-SolveStats solve_system(WorldData& d) { return solve_system(d, d.ws.J); }
+SolveStats solve_system(WorldData& d) { return solve_system(d, d.ws.J, d.settings.solver_tolerance, true); }
 
-SolveStats solve_system(WorldData& d, const BlockJacobian& J) {
+SolveStats solve_system(WorldData& d, const BlockJacobian& J, double tolerance, bool residual) {
   Workspace& ws = d.ws;
   const SystemView k{J, ws.w, ws.reg, ws.held};
   const std::vector<char> none;
@@ -308,7 +338,7 @@ SolveStats solve_system(WorldData& d, const BlockJacobian& J) {
     SystemView{J, ws.w, ws.reg, none}.apply(ws.fixed, coupling, ws.dof_scratch);
     ws.rhs -= coupling;
   }
-  SolveStats stats = solve_free_rows(d, k);
+  SolveStats stats = solve_free_rows(d, k, tolerance, residual);
   if (has_fixed) ws.lambda += ws.fixed;
   return stats;
 }
@@ -316,7 +346,7 @@ SolveStats solve_system(WorldData& d, const BlockJacobian& J) {
 void record_solve(WorldData& d, const SolveStats& stats, int held_rows) {
   Workspace& ws = d.ws;
   ws.iterations += stats.iterations;
-  ws.residual = std::max(ws.residual, stats.residual);
+  if (!std::isnan(stats.residual)) ws.residual = std::max(ws.residual, stats.residual);
   int deficiency = stats.rank_deficiency;
   if (deficiency < 0) {
     if (ws.rank_topology != d.topology_version) {

@@ -17,8 +17,14 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
 // direct solver, which takes dependent rows out instead.
 double regularization(const WorldSettings& s);
 
-// Every constraint's C only, at (t, q): for projections' line searches.
-void evaluate_errors(const WorldData& d, double t, const Eigen::VectorXd& q, Eigen::VectorXd& C);
+// The same rows, reused when they were evaluated at these positions and time
+// for this model (Ċ then moves to q̇ by J Δq̇; J̇q̇ is not updated: for the
+// impulse family, which does not use it).
+void evaluate_rows(WorldData& d, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
+
+// Every constraint's C only, at (t, q), into ws.C (the other rows go stale):
+// for projections' line searches.
+void evaluate_errors(WorldData& d, double t, const Eigen::VectorXd& q);
 
 // Holds exactly the rows `held` of J (their reg 1, the others' the regularization).
 void hold_rows(WorldData& d, const BlockJacobian& J, const std::vector<char>& held);
@@ -52,8 +58,11 @@ void scatter_lambda(WorldData& d, double scale, double weight);
 // Solves K λ = ws.rhs into ws.lambda (starting from it), keeping bounded
 // rows in [lo, hi]: Gauss–Seidel projects, CG and LDLᵀ use an active set.
 SolveStats solve_system(WorldData& d);
-// The same with another Jacobian of the same rows (SHAKE's step directions).
-SolveStats solve_system(WorldData& d, const BlockJacobian& J);
+// The same with another Jacobian of the same rows (SHAKE's step directions),
+// to a relative residual `tolerance` (a projection's Newton step needs less
+// than the world's); without `residual` a direct solve skips measuring
+// |r − Kλ| (a projection's progress is |C|).
+SolveStats solve_system(WorldData& d, const BlockJacobian& J, double tolerance, bool residual);
 
 // Adds one solve's statistics to the step's, finding the rank deficiency
 // for solvers that cannot tell (once per topology).

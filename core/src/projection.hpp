@@ -29,8 +29,7 @@ ProjectionOutcome project_positions(WorldData& d, double t, double h);
 void catch_taut_rows(WorldData& d, double t);
 
 // One solve that removes the velocity error Ċ of every position row and of
-// every motor (within its maximum force over the step h). The rows stay
-// evaluated (ws.C, ws.Cdot at the step's end: ws.rows_at_end).
+// every motor (within its maximum force over the step h).
 void project_velocities(WorldData& d, double t, double h);
 
 }  // namespace linkage

@@ -3,6 +3,7 @@
 #include "linkage/diagnostics.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "world_internal.hpp"
@@ -58,6 +59,22 @@ std::string_view dynamics_name(Dynamics d) {
   return "unknown";
 }
 
+namespace {
+
+constexpr double kMinTolerance = 1e-15;
+// Enough for any convergent iteration on the largest world; beyond it a cap
+// only decides how long a world spins. Servers set their own, lower, cap.
+constexpr int kMaxIterations = 1000000;
+
+// A number as people write it: 1e-300, not std::to_string's 0.000000.
+std::string number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", x);
+  return text;
+}
+
+}  // namespace
+
 Status validate(const WorldSettings& s) {
   if (s.dimension != 2 && s.dimension != 3)
     return invalid_argument("dimension: must be 2 or 3, got " + std::to_string(s.dimension));
@@ -70,10 +87,12 @@ Status validate(const WorldSettings& s) {
     return invalid_argument("feedback_stiffness: must be ≥ 0 1/s², got " + std::to_string(s.feedback_stiffness));
   if (!(std::isfinite(s.feedback_damping) && s.feedback_damping >= 0.0))
     return invalid_argument("feedback_damping: must be ≥ 0 1/s, got " + std::to_string(s.feedback_damping));
-  if (!(std::isfinite(s.solver_tolerance) && s.solver_tolerance > 0.0))
-    return invalid_argument("solver_tolerance: must be > 0, got " + std::to_string(s.solver_tolerance));
-  if (s.solver_max_iterations < 1)
-    return invalid_argument("solver_max_iterations: must be ≥ 1, got " + std::to_string(s.solver_max_iterations));
+  // Below kMinTolerance a residual or an error is rounding noise that no
+  // iteration can reduce: the solver would only ever stop at its cap.
+  if (!(std::isfinite(s.solver_tolerance) && s.solver_tolerance >= kMinTolerance && s.solver_tolerance < 1.0))
+    return invalid_argument("solver_tolerance: must be ≥ 1e-15 and < 1, got " + number(s.solver_tolerance));
+  if (s.solver_max_iterations < 1 || s.solver_max_iterations > kMaxIterations)
+    return invalid_argument("solver_max_iterations: must be 1 to 1000000, got " + std::to_string(s.solver_max_iterations));
   if (!(std::isfinite(s.regularization) && s.regularization >= 0.0 && s.regularization < 1.0))
     return invalid_argument("regularization: must be in [0, 1), got " + std::to_string(s.regularization));
   if (!(std::isfinite(s.baumgarte) && s.baumgarte >= 0.0 && s.baumgarte <= 1.0))
@@ -84,10 +103,11 @@ Status validate(const WorldSettings& s) {
     return invalid_argument("relax_iterations: must be 0 to 10000, got " + std::to_string(s.relax_iterations));
   if (s.position_iterations < 0 || s.position_iterations > 10000)
     return invalid_argument("position_iterations: must be 0 to 10000, got " + std::to_string(s.position_iterations));
-  if (!(std::isfinite(s.projection_tolerance) && s.projection_tolerance > 0.0))
-    return invalid_argument("projection_tolerance: must be > 0, got " + std::to_string(s.projection_tolerance));
-  if (s.projection_max_iterations < 1)
-    return invalid_argument("projection_max_iterations: must be ≥ 1, got " + std::to_string(s.projection_max_iterations));
+  if (!(std::isfinite(s.projection_tolerance) && s.projection_tolerance >= kMinTolerance))
+    return invalid_argument("projection_tolerance: must be ≥ 1e-15, got " + number(s.projection_tolerance));
+  if (s.projection_max_iterations < 1 || s.projection_max_iterations > kMaxIterations)
+    return invalid_argument("projection_max_iterations: must be 1 to 1000000, got " +
+                            std::to_string(s.projection_max_iterations));
   return ok_status();
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // Scratch space of the derivative evaluation and the solvers' caches, derived
-// from the world's state. A copy starts empty but for the direct solver,
-// whose factorization the next solves reuse (see DirectSolver).
+// from the world's state. The next step reuses some of it (the rows evaluated
+// at the current state, the direct solver's factorization), and what it
+// reuses decides its round-off: a copy keeps all of it, so that a saved
+// world continues bit-identically.
 
 #include <cstdint>
 #include <limits>
@@ -16,14 +18,6 @@
 namespace linkage {
 
 struct Workspace {
-  Workspace() = default;
-  Workspace(const Workspace& o) : direct(o.direct) {}
-  Workspace& operator=(const Workspace& o) {
-    *this = Workspace(o);
-    return *this;
-  }
-  Workspace& operator=(Workspace&&) = default;
-
   BlockJacobian J;
   BlockJacobian step_J;  // the rows at the step's start: SHAKE's directions
   Eigen::VectorXd Qa, w;                  // per DOF: applied forces, inverse masses
@@ -35,9 +29,14 @@ struct Workspace {
   Eigen::VectorXd fixed;
   std::vector<char> velocity_row, unilateral_row, held;
   std::vector<char> motor_free;  // per row: a motor at its bound in the step's velocity solve
-  // ws.C and ws.Cdot hold the rows at the step's final state (RATTLE left
-  // them so): measuring the step needs no evaluation of its own.
-  bool rows_at_end = false;
+  // The rows (C, J, Ċ, ...) were evaluated at (rows_t, rows_q) with Ċ at
+  // rows_v, for model version rows_model: evaluate_rows reuses them at the
+  // same positions (Ċ is affine in q̇: Ċ += J Δq̇), so a state is evaluated
+  // once (RATTLE's rows measure the step and start the next one).
+  bool rows_valid = false;
+  double rows_t = 0.0;
+  std::uint64_t rows_model = 0;
+  Eigen::VectorXd rows_q, rows_v;
 
   DirectSolver direct;
   // The rank deficiency found for this topology, for the iterative solvers.

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "body_view.hpp"
+#include "constraint_system.hpp"
 #include "dynamics.hpp"
 #include "forces.hpp"
 #include "impulse.hpp"
@@ -31,32 +32,23 @@ double worse(double a, double b) { return (b > a || std::isnan(b)) && !std::isna
 
 // Constraint error, energy and momentum of the state the step ended in.
 void measure(WorldData& d, StepDiagnostics& out) {
-  const int dim = d.settings.dimension;
+  // The rows at the step's end: usually RATTLE's, and the next step starts from them.
+  evaluate_rows(d, d.time, d.q, d.v);
+  const Workspace& ws = d.ws;
   double sum_c = 0.0, sum_cdot = 0.0;
   int n_c = 0, n_cdot = 0;
   out.max_error = out.max_error_rate = 0.0;
-  auto add = [&](double C, double Cdot, bool velocity_level, bool unilateral) {
-    if (!velocity_level) {
+  for (int i = 0; i < ws.C.size(); ++i) {
+    if (!ws.velocity_row[static_cast<std::size_t>(i)]) {
       // A slack rope (C < 0) is not in error.
-      const double c = unilateral ? std::max(C, 0.0) : C;
+      const double c = ws.unilateral_row[static_cast<std::size_t>(i)] ? std::max(ws.C[i], 0.0) : ws.C[i];
       out.max_error = worse(out.max_error, std::abs(c));
       sum_c += c * c;
       ++n_c;
     }
-    out.max_error_rate = worse(out.max_error_rate, std::abs(Cdot));
-    sum_cdot += Cdot * Cdot;
+    out.max_error_rate = worse(out.max_error_rate, std::abs(ws.Cdot[i]));
+    sum_cdot += ws.Cdot[i] * ws.Cdot[i];
     ++n_cdot;
-  };
-  const Workspace& ws = d.ws;
-  if (ws.rows_at_end) {
-    for (int i = 0; i < ws.C.size(); ++i)
-      add(ws.C[i], ws.Cdot[i], ws.velocity_row[static_cast<std::size_t>(i)], ws.unilateral_row[static_cast<std::size_t>(i)]);
-  } else {
-    for (const ConstraintRecord& c : d.constraints) {
-      Rows rows;
-      evaluate_constraint(c.def, body_view(d, c.body_a), body_view(d, c.body_b), d.time, dim, rows);
-      for (int r = 0; r < c.rows; ++r) add(rows.C[r], rows.Cdot[r], rows.velocity_level, rows.unilateral);
-    }
   }
   out.rms_error = n_c ? std::sqrt(sum_c / n_c) : 0.0;
   out.rms_error_rate = n_cdot ? std::sqrt(sum_cdot / n_cdot) : 0.0;
@@ -116,6 +108,7 @@ Status World::set_settings(const WorldSettings& settings) {
                  "dimension: cannot change while the world holds bodies; remove them first"};
   d_->ws.direct.reset();
   d_->settings = settings;
+  ++d_->model_version;
   return ok_status();
 }
 
@@ -133,7 +126,6 @@ const StepDiagnostics& World::step() {
   ws.projection_iterations = 0;
   ws.projection_capped = false;
   ws.projection_error = 0.0;
-  ws.rows_at_end = false;
   ws.direct.factorizations = ws.direct.solves = ws.direct.pcg_iterations = 0;
   update_inverse_masses(d);
   for (ConstraintRecord& c : d.constraints) c.lambda = {};

@@ -95,6 +95,7 @@ Result<BodyId> World::add_body(const BodyDef& def) {
   write_state(d, r, def);
   d.bodies.push_back(std::move(r));
   ++d.topology_version;
+  ++d.model_version;
   return d.bodies.back().id;
 }
 
@@ -109,6 +110,7 @@ Status World::update_body(BodyId id, const BodyDef& def) {
   if (!mp) return mp.error();
   fill_record(r, def, mp.value());
   write_state(d, r, def);
+  ++d.model_version;
   d.ws.direct.recheck();  // a body moved: rows that depended on each other may no longer
   return ok_status();
 }
@@ -142,6 +144,7 @@ Result<Removed> World::remove_body(BodyId id) {
   d.body_ids.erase(id);
   relayout(d, offsets);
   ++d.topology_version;
+  ++d.model_version;
   return removed;
 }
 

@@ -97,6 +97,7 @@ Result<ConstraintId> World::add_constraint(const ConstraintDef& def, const Softn
   c.id = d.constraint_ids.insert(static_cast<int>(d.constraints.size()));
   d.constraints.push_back(std::move(c));
   ++d.topology_version;
+  ++d.model_version;
   return d.constraints.back().id;
 }
 
@@ -114,6 +115,7 @@ Status World::update_constraint(ConstraintId id, const ConstraintDef& def) {
   Result<Resolved> r = resolve(d, def);
   if (!r) return r.error();
   c.def = r.value().def;
+  ++d.model_version;
   d.ws.direct.recheck();  // new anchors or lengths may make rows (in)dependent
   return ok_status();
 }
@@ -125,6 +127,7 @@ Status World::set_softness(ConstraintId id, const Softness& softness) {
   ConstraintRecord& c = d.constraints[static_cast<std::size_t>(i)];
   if (Status s = validate_softness(c.def, softness); !s) return s;
   c.softness = softness;
+  ++d.model_version;
   return ok_status();
 }
 
@@ -137,6 +140,7 @@ Status World::remove_constraint(ConstraintId id) {
   for (std::size_t k = static_cast<std::size_t>(i); k < d.constraints.size(); ++k)
     d.constraint_ids.set_dense(d.constraints[k].id, static_cast<int>(k));
   ++d.topology_version;
+  ++d.model_version;
   return ok_status();
 }
 

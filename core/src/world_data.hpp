@@ -59,6 +59,10 @@ struct WorldData {
   double time = 0.0;
   std::uint64_t steps = 0;
   std::uint64_t topology_version = 0;
+  // Changes with anything the constraint rows depend on but q, q̇ and t: a
+  // constraint's parameters, a body's kind or motion, the settings. The
+  // workspace's evaluated rows are valid only for the version they saw.
+  std::uint64_t model_version = 0;
   StepDiagnostics diagnostics;
 
   // Scratch and caches (factorizations, assembled matrices): derived, never

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace linkage {
 namespace {
@@ -101,13 +102,23 @@ void DirectSolver::factor(const SystemView& k) {
   for (int r : ldlt_.dependent_rows()) dependent_.push_back(r);
   std::sort(dependent_.begin(), dependent_.end());
 
+  // What a factorization is worth in PCG iterations, from the plan's counts
+  // (nanoseconds per unit, fitted on this machine's solver_bench: counts,
+  // not the clock, so that the choice is the same on every run). A fresh
+  // factorization also copies J and, with rows taken out, checks them (two
+  // products and a solve). Trees always refactor: without fill their
+  // factorization costs about what a solve does.
   const FrontPlan& plan = ldlt_.plan();
-  const double fronts = static_cast<double>(plan.supers.size());
-  const double factor_work = plan.factor_flops + plan.assembly_flops + 30.0 * fronts;
-  const double iteration_work = plan.solve_flops + 20.0 * fronts + 4.0 * static_cast<double>(plan.perm.size()) +
-                                4.0 * static_cast<double>(k.J.value_count());
-  reuse_budget_ = std::clamp(static_cast<int>(factor_work / std::max(iteration_work, 1.0)) - 1, 0, kMaxReuse);
   const Elimination& e = ldlt_.elimination();
+  const double fronts = static_cast<double>(plan.supers.size());
+  const double j_values = static_cast<double>(k.J.value_count());
+  const double iteration_ns = 0.35 * plan.solve_flops + 4.0 * fronts + 5.0 * static_cast<double>(plan.perm.size()) +
+                              2.0 * j_values;
+  const bool removed = std::find(removed_.begin(), removed_.end(), 1) != removed_.end();
+  const double factor_ns = 0.4 * plan.factor_flops + 2.4 * plan.assembly_flops + 33.0 * fronts + 2.0 * j_values +
+                           (removed ? iteration_ns : 0.0);
+  const int worth = static_cast<int>(factor_ns / std::max(iteration_ns, 1.0)) - 1;
+  reuse_budget_ = e.loop_components == 0 ? 0 : std::clamp(worth, 0, kMaxReuse);
   path_ = e.tree_components && e.loop_components ? SolverPath::mixed
           : e.loop_components                    ? SolverPath::graph
           : e.tree_components                    ? SolverPath::tree
@@ -182,7 +193,7 @@ bool DirectSolver::still_dependent(const SystemView& k) {
 }
 
 SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda,
-                               double tolerance) {
+                               double tolerance, bool residual) {
   ++solves;
   SolveStats stats;
   const int n = static_cast<int>(r.size());
@@ -213,6 +224,12 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
     if (kk.is_held(i)) lambda[i] = 0.0;
   ldlt_.solve(lambda);
   stats.iterations = 1;
+  if (fresh && &kk.held == &held_ && !still_dependent(k)) recheck_ = true;
+  stats.rank_deficiency = static_cast<int>(dependent_.size());
+  if (!residual) {
+    stats.residual = std::numeric_limits<double>::quiet_NaN();
+    return stats;
+  }
   Eigen::VectorXd kx(n);
   kk.apply(lambda, kx, scratch_);
   double res = 0.0, norm = 0.0;
@@ -222,8 +239,6 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
     norm += r[i] * r[i];
   }
   stats.residual = norm > 0.0 ? std::sqrt(res / norm) : 0.0;
-  if (fresh && &kk.held == &held_ && !still_dependent(k)) recheck_ = true;
-  stats.rank_deficiency = static_cast<int>(dependent_.size());
   return stats;
 }
 

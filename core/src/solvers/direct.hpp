@@ -34,7 +34,9 @@ class DirectSolver {
   // continues bit-identically only with them.
 
   // Solves K λ = r over the free rows (held and dependent rows: λ = 0).
-  SolveStats solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance);
+  // `residual`: measure |r − Kλ| / |r| (else NaN, saving a product with K).
+  SolveStats solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance,
+                   bool residual = true);
 
   // Forget everything (settings changed).
   void reset();

@@ -26,7 +26,7 @@ struct SystemView {
 
 struct SolveStats {
   int iterations = 0;
-  double residual = 0.0;  // |r − Kλ| / |r| over the free rows (0 when r = 0)
+  double residual = 0.0;  // |r − Kλ| / |r| over the free rows (0 when r = 0; NaN: not measured)
   int rank_deficiency = -1;  // when the solver learns it (LDLᵀ), else −1
 };
 
