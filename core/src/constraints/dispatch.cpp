@@ -12,6 +12,9 @@ template <class... F>
 struct Overload : F... {
   using F::operator()...;
 };
+// Spelled out for clang before 17, which does not deduce an aggregate's arguments.
+template <class... F>
+Overload(F...) -> Overload<F...>;
 
 Error invalid(std::string message) { return {ErrorCode::invalid_argument, std::move(message)}; }
 
