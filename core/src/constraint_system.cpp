@@ -285,7 +285,8 @@ SolveStats solve_free_rows(WorldData& d, const SystemView& k, double tolerance, 
     return solve_gauss_seidel(k, ws.rhs, ws.lambda, ws.lo, ws.hi, tolerance, s.solver_max_iterations);
 
   auto solve_free = [&](const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda) {
-    if (s.solver == LinearSolver::ldlt) return ws.direct.solve(k, rhs, lambda, tolerance, residual);
+    if (s.solver == LinearSolver::ldlt)
+      return ws.direct.solve(k, rhs, lambda, tolerance, residual, Parallel{&ws.threads, s.threads});
     return solve_cg(k, rhs, lambda, tolerance, s.solver_max_iterations);
   };
   SolveStats stats = solve_free(ws.rhs, ws.lambda);

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cmath>
 
+#include "body_view.hpp"
 #include "constraint_system.hpp"
 #include "forces.hpp"
 #include "projection.hpp"
@@ -135,6 +138,76 @@ class SequentialImpulses {
   double h_;
 };
 
+// One nonlinear Gauss–Seidel sweep on positions: each constraint in turn
+// moves its bodies along W J_cᵀ to remove the share β of its own error C_c
+// at the current q (each row's correction capped at max_correction, as
+// Box2D caps its own): K_c μ = −β C_c, q += W J_cᵀ μ. Velocities stay.
+// Velocity rows (motors), soft rows, slack ropes and held rows are left out.
+void correct_positions(WorldData& d, double t, const std::vector<char>& held) {
+  const WorldSettings& s = d.settings;
+  int row = 0;
+  for (const ConstraintRecord& c : d.constraints) {
+    const int first = row;
+    row += c.rows;
+    if (c.softness.frequency > 0.0) continue;
+    Rows rows;
+    evaluate_constraint(c.def, body_view(d, c.body_a), body_view(d, c.body_b), t, s.dimension, rows);
+    if (rows.velocity_level) continue;
+    const BodyRecord* ends[2] = {c.body_a >= 0 ? &d.bodies[static_cast<std::size_t>(c.body_a)] : nullptr,
+                                 c.body_b >= 0 ? &d.bodies[static_cast<std::size_t>(c.body_b)] : nullptr};
+    const Eigen::Matrix3d* blocks[2] = {&rows.Ja, &rows.Jb};
+    Eigen::Matrix3d k = Eigen::Matrix3d::Zero();
+    for (int e = 0; e < 2; ++e) {
+      const BodyRecord* b = ends[e];
+      if (!b || b->motion != Motion::dynamic) continue;
+      for (int r = 0; r < c.rows; ++r)
+        for (int r2 = 0; r2 < c.rows; ++r2)
+          for (int x = 0; x < b->dof; ++x) k(r, r2) += (*blocks[e])(r, x) * d.ws.w[b->offset + x] * (*blocks[e])(r2, x);
+    }
+    Eigen::Vector3d rhs = Eigen::Vector3d::Zero();
+    bool any = false;
+    for (int r = 0; r < 3; ++r) {
+      const bool active = r < c.rows && !held[static_cast<std::size_t>(first + r)] && k(r, r) > 0.0 &&
+                          !(rows.unilateral && rows.C[r] < 0.0);
+      if (!active) {
+        k.row(r).setZero();
+        k.col(r).setZero();
+        k(r, r) = 1.0;
+        continue;
+      }
+      rhs[r] = -s.baumgarte * std::clamp(rows.C[r], -s.max_correction, s.max_correction);
+      any = any || rhs[r] != 0.0;
+    }
+    if (!any) continue;
+    const Eigen::Vector3d mu = k.ldlt().solve(rhs);
+    for (int e = 0; e < 2; ++e) {
+      const BodyRecord* b = ends[e];
+      if (!b || b->motion != Motion::dynamic) continue;
+      for (int x = 0; x < b->dof; ++x) {
+        double m = 0.0;
+        for (int r = 0; r < c.rows; ++r) m += (*blocks[e])(r, x) * mu[r];
+        d.q[b->offset + x] += d.ws.w[b->offset + x] * m;
+      }
+    }
+  }
+}
+
+// Box2D's caps: no body moves more than max_translation or turns more than
+// max_rotation in one step; a faster one has that velocity scaled down.
+void clamp_motion(const WorldData& d, double h, Eigen::VectorXd& v) {
+  const WorldSettings& s = d.settings;
+  for (const BodyRecord& b : d.bodies) {
+    if (b.motion != Motion::dynamic) continue;
+    const int linear = b.kind == BodyKind::rigid ? 2 : b.dof;
+    auto lin = v.segment(b.offset, linear);
+    const double translation = h * lin.norm();
+    if (translation > s.max_translation) lin *= s.max_translation / translation;
+    if (b.kind != BodyKind::rigid) continue;
+    const double rotation = h * std::abs(v[b.offset + 2]);
+    if (rotation > s.max_rotation) v[b.offset + 2] *= s.max_rotation / rotation;
+  }
+}
+
 void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
   Workspace& ws = d.ws;
   const WorldSettings& s = d.settings;
@@ -151,17 +224,17 @@ void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
   SolveStats stats;
   stats.iterations = s.velocity_iterations + s.position_iterations + s.relax_iterations;
   stats.residual = start > 0.0 ? si.residual(v, physics) / start : 0.0;
-  // Position sweeps: J v + b = −(β/h) C from a cold start. Their impulses
-  // stay in v, as in velocity projection, but are not stored: a stored bias
-  // impulse would be applied again next step and wind up.
-  const Eigen::VectorXd stored = ws.lambda;
-  const Eigen::VectorXd bias = physics + position_bias(ws, s.baumgarte, h);
-  for (int i = 0; i < s.position_iterations; ++i) si.sweep(v, bias);
-  ws.lambda = stored;
   record_solve(d, stats, held);
   mark_free_motors(d, h);
   if (s.project_positions) std::swap(ws.step_J, ws.J);
+  clamp_motion(d, h, v);
   d.q += h * v;
+  // Position iterations (Box2D 2.4's position solver): positions only, so
+  // that drift is fixed without adding kinetic energy.
+  if (!s.project_positions) {
+    const std::vector<char> held_rows = ws.held;
+    for (int i = 0; i < s.position_iterations; ++i) correct_positions(d, t + h, held_rows);
+  }
   // With SHAKE on, RATTLE does what relax would (exactly), and relaxing the
   // velocities before SHAKE moves the positions would break SHAKE's
   // conservation of angular momentum.
@@ -176,6 +249,7 @@ void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
     const SequentialImpulses relax(ws, v, h);
     const Eigen::VectorXd relax_bias = velocity_bias(ws, h);
     for (int i = 0; i < s.relax_iterations; ++i) relax.sweep(v, relax_bias);
+    clamp_motion(d, h, v);
   }
 }
 

@@ -65,6 +65,8 @@ constexpr double kMinTolerance = 1e-15;
 // Enough for any convergent iteration on the largest world; beyond it a cap
 // only decides how long a world spins. Servers set their own, lower, cap.
 constexpr int kMaxIterations = 1000000;
+// More threads than this only wait on each other's memory traffic.
+constexpr int kMaxThreads = 64;
 
 // A number as people write it: 1e-300, not std::to_string's 0.000000.
 std::string number(double x) {
@@ -108,6 +110,14 @@ Status validate(const WorldSettings& s) {
   if (s.projection_max_iterations < 1 || s.projection_max_iterations > kMaxIterations)
     return invalid_argument("projection_max_iterations: must be 1 to 1000000, got " +
                             std::to_string(s.projection_max_iterations));
+  if (!(std::isfinite(s.max_translation) && s.max_translation > 0.0))
+    return invalid_argument("max_translation: must be > 0 m, got " + number(s.max_translation));
+  if (!(std::isfinite(s.max_rotation) && s.max_rotation > 0.0))
+    return invalid_argument("max_rotation: must be > 0 rad, got " + number(s.max_rotation));
+  if (!(std::isfinite(s.max_correction) && s.max_correction > 0.0))
+    return invalid_argument("max_correction: must be > 0, got " + number(s.max_correction));
+  if (s.threads < 1 || s.threads > kMaxThreads)
+    return invalid_argument("threads: must be 1 to " + std::to_string(kMaxThreads) + ", got " + std::to_string(s.threads));
   return ok_status();
 }
 

@@ -13,6 +13,7 @@
 
 #include "block_jacobian.hpp"
 #include "linkage/diagnostics.hpp"
+#include "parallel.hpp"
 #include "solvers/direct.hpp"
 
 namespace linkage {
@@ -39,6 +40,7 @@ struct Workspace {
   Eigen::VectorXd rows_q, rows_v;
 
   DirectSolver direct;
+  Threads threads;
   // The rank deficiency found for this topology, for the iterative solvers.
   std::uint64_t rank_topology = std::numeric_limits<std::uint64_t>::max();
   int rank_deficiency = 0;

@@ -6,6 +6,8 @@
 #include <numbers>
 #include <vector>
 
+#include "linkage/scenes/build.hpp"
+#include "linkage/scenes/measure.hpp"
 #include "scenes.hpp"
 
 using namespace linkage;
@@ -52,7 +54,9 @@ double period_of(WorldSettings s) {
 // wrong sign, shows up as a change of momentum at once. Rods push along the
 // line between their anchors, so they are torque-free as a pair and angular
 // momentum is conserved too; a pin is torque-free only while it holds, so
-// with a pin the test asks linear momentum alone.
+// with a pin the test asks linear momentum alone. Sequential impulses'
+// position iterations move bodies without an impulse (Box2D's position
+// solver), which keeps linear momentum but not angular momentum.
 TEST(Impulse, EveryProjectionConservesMomentumForUnequalMasses) {
   for (const Method& m : kMethods) {
     WorldSettings s = with(m);
@@ -72,7 +76,8 @@ TEST(Impulse, EveryProjectionConservesMomentumForUnequalMasses) {
     const StepDiagnostics& d = w.diagnostics();
     SCOPED_TRACE(m.name);
     EXPECT_LT((d.linear_momentum - d0.linear_momentum).norm(), 1e-9);
-    EXPECT_LT((d.angular_momentum - d0.angular_momentum).norm(), 1e-9);
+    if (m.dynamics != Dynamics::sequential_impulses || m.shake)
+      EXPECT_LT((d.angular_momentum - d0.angular_momentum).norm(), 1e-9);
     EXPECT_GT(d0.angular_momentum.norm(), 1.0);
     EXPECT_LT(d.max_error, 0.05);
 
@@ -153,7 +158,11 @@ TEST(Impulse, PendulumPeriodAgreesWithTheForceBasedMethod) {
   for (const Method& m : kMethods) {
     WorldSettings s = with(m);
     s.dt = 1e-3;
-    EXPECT_NEAR(period_of(s), reference, 1e-3 * reference) << m.name;
+    // Sequential impulses' position iterations shorten the rod's drift by
+    // moving the bob, not by an impulse: a little energy goes each step, and
+    // a 90° pendulum's period falls with its amplitude.
+    const double tolerance = m.dynamics == Dynamics::sequential_impulses && !m.shake ? 1e-2 : 1e-3;
+    EXPECT_NEAR(period_of(s), reference, tolerance * reference) << m.name;
   }
 }
 
@@ -216,4 +225,47 @@ TEST(Impulse, MotorHoldsItsSpeedUnderShakeAndRattle) {
   }
   EXPECT_LT(worst, 1e-8);  // the solves' regularization (1e-10 relative) is what is left
   EXPECT_LT(w.diagnostics().max_error, 1e-9);
+}
+
+// Box2D's caps: a body that would move farther than max_translation, or turn
+// more than max_rotation, in one step has that velocity scaled down.
+TEST(Impulse, SequentialImpulsesCapEachBodysMotionPerStep) {
+  WorldSettings s = with(kMethods[1]);
+  s.gravity = Vec3::Zero();
+  World w = test::make_world(s);
+  const BodyId fast = w.add_body({.velocity = Vec3(600, 800, 0), .mass = 1.0}).value();
+  const BodyId spin = w.add_body({.kind = BodyKind::rigid, .position = Vec3(5, 0, 0), .angular_velocity = 1000.0,
+                                  .shape = Disk{0.5}})
+                          .value();
+  w.step();
+  EXPECT_NEAR(w.body(fast).value().position.norm(), s.max_translation, 1e-12);
+  EXPECT_NEAR(w.body(fast).value().velocity.norm(), s.max_translation / s.dt, 1e-9);
+  EXPECT_NEAR(w.body(spin).value().angle, s.max_rotation, 1e-12);
+  EXPECT_NEAR(w.body(spin).value().angular_velocity, s.max_rotation / s.dt, 1e-9);
+}
+
+// Box2D's joint_grid, 30 × 30: 1,700 pins on 900 disks held by four fixed
+// ones, a third of the rows redundant, which iterative impulses cannot hold
+// exactly. The position iterations move bodies without adding energy and the
+// caps bound every body's motion: the grid sags but stays whole, its energy
+// never above where it started.
+TEST(Impulse, SequentialImpulsesStayBoundedOnARedundantGrid) {
+  const scenes::SceneSpec spec = scenes::joint_grid(30);
+  WorldSettings s;
+  s.dynamics = Dynamics::sequential_impulses;
+  scenes::SceneWorld scene = scenes::build_world(spec, s).value();
+  scenes::SceneState state;
+  scenes::read_state(scene, state);
+  const double e0 = scenes::total_energy(spec, state);
+  double worst = 0.0, fastest = 0.0, highest = e0;
+  for (int i = 0; i < 500; ++i) {
+    scene.world.step();
+    scenes::read_state(scene, state);
+    worst = std::max(worst, scenes::worst_relative_error(spec, state));
+    for (double omega : state.angular_velocity) fastest = std::max(fastest, std::abs(omega));
+    highest = std::max(highest, scenes::total_energy(spec, state));
+  }
+  EXPECT_LT(worst, 0.5);  // of the 1 m spacing
+  EXPECT_LE(fastest, s.max_rotation / spec.dt + 1e-9);
+  EXPECT_LE(highest, e0 + 1e-3 * spec.energy_scale);
 }

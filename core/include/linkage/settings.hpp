@@ -71,20 +71,35 @@ struct WorldSettings {
   double regularization = 1e-10;
   // Start each solve from the last λ (iterative solvers and sequential impulses).
   bool warm_start = true;
+  // Threads that step the world: the stepping thread and threads − 1
+  // workers, which share constraint evaluation, the products with J and the
+  // direct solver's factorization and solves (independent subtrees of its
+  // elimination tree, so independent components too). A run is
+  // bit-identical for a given count.
+  int threads = 1;
 
   // --- the impulse family (velocity_projection, sequential_impulses) ---
   Dynamics dynamics = Dynamics::force_based;
-  // β: the share of the position error C removed per step: by the velocity
-  // solve's bias (β/h) C in velocity projection, by the position iterations
+  // β: the share of the position error C removed per step by the velocity
+  // solve's bias (β/h) C in velocity projection, and per position iteration
   // in sequential impulses. 0 with position projection, which is exact.
   double baumgarte = 0.2;
   // Sequential impulses (Box2D's method): warm-started velocity sweeps with
-  // no position bias; after the position update, relax sweeps against the
-  // new positions, then position iterations (nonlinear Gauss–Seidel on C,
-  // scaled by β) that move positions without touching velocities.
+  // no position bias; after the position update, position iterations
+  // (nonlinear Gauss–Seidel on C, each removing β of it, at most
+  // max_correction per row) that move positions without touching
+  // velocities, then relax sweeps against the new positions.
   int velocity_iterations = 8;
   int relax_iterations = 1;
   int position_iterations = 3;
+  // Sequential impulses cap each body's motion per step, as Box2D does
+  // (b2_maxTranslation, b2_maxRotation): a body that would move farther
+  // has its velocity scaled down. Iterative impulses cannot hold a large,
+  // redundant mechanism exactly, and without the caps a joint that opens
+  // feeds back into ever larger impulses.
+  double max_translation = 2.0;                // m per step
+  double max_rotation = 0.5 * 3.14159265358979323846;  // rad per step
+  double max_correction = 0.2;  // m (or rad) per row and position iteration, as Box2D's b2_maxLinearCorrection
   // SHAKE: after the position update, Newton iterations on C(q) = 0 until
   // max |C| < projection_tolerance; then RATTLE: J v = −b.
   bool project_positions = false;

@@ -81,7 +81,7 @@ void DirectSolver::factor(const SystemView& k) {
     removed_.assign(removed_.size(), 0);
     ldlt_.analyse(k.J, removed_);
   }
-  ldlt_.factor(kept(k));
+  ldlt_.factor(kept(k), parallel_);
   ++factorizations;
   if (recheck_) {
     // Take the dependent rows out and analyse without them: the fill they
@@ -89,7 +89,7 @@ void DirectSolver::factor(const SystemView& k) {
     for (int round = 0; round < kRedundancyRounds && !ldlt_.dependent_rows().empty(); ++round) {
       for (int r : ldlt_.dependent_rows()) removed_[static_cast<std::size_t>(r)] = 1;
       ldlt_.analyse(k.J, removed_);
-      ldlt_.factor(kept(k));
+      ldlt_.factor(kept(k), parallel_);
       ++factorizations;
     }
     recheck_ = false;
@@ -138,7 +138,7 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
   x.setZero(n);
   if (norm_r == 0.0) return stats;
   Eigen::VectorXd z = res, kp(n);
-  ldlt_.solve(z);
+  ldlt_.solve(z, parallel_);
   Eigen::VectorXd p = z;
   double rz = res.dot(z);
   stats.residual = 1.0;
@@ -154,7 +154,7 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
     stats.residual = res.norm() / norm_r;
     if (stats.residual <= tolerance) return stats;
     z = res;
-    ldlt_.solve(z);
+    ldlt_.solve(z, parallel_);
     const double rz_next = res.dot(z);
     p = z + (rz_next / rz) * p;
     rz = rz_next;
@@ -184,7 +184,7 @@ bool DirectSolver::still_dependent(const SystemView& k) {
   k.J.multiply(k.w.cwiseProduct(g), mu);
   for (int i = 0; i < n; ++i)
     if (held_[static_cast<std::size_t>(i)]) mu[i] = 0.0;
-  ldlt_.solve(mu);
+  ldlt_.solve(mu, parallel_);
   Eigen::VectorXd e = g;
   Eigen::VectorXd back = Eigen::VectorXd::Zero(k.J.cols());
   k.J.add_transpose_product(mu, back);
@@ -193,7 +193,8 @@ bool DirectSolver::still_dependent(const SystemView& k) {
 }
 
 SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda,
-                               double tolerance, bool residual) {
+                               double tolerance, bool residual, const Parallel& parallel) {
+  parallel_ = parallel;
   ++solves;
   SolveStats stats;
   const int n = static_cast<int>(r.size());
@@ -222,7 +223,7 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
   lambda = r;
   for (int i = 0; i < n; ++i)
     if (kk.is_held(i)) lambda[i] = 0.0;
-  ldlt_.solve(lambda);
+  ldlt_.solve(lambda, parallel_);
   stats.iterations = 1;
   if (fresh && &kk.held == &held_ && !still_dependent(k)) recheck_ = true;
   stats.rank_deficiency = static_cast<int>(dependent_.size());

@@ -1,10 +1,18 @@
 #include "elimination.hpp"
 
+#include <algorithm>
+
+#include <metis.h>
+
 #include <Eigen/OrderingMethods>
 #include <Eigen/SparseCore>
 
 namespace linkage {
 namespace {
+
+// Components with loops and at least this many constraints may be ordered by
+// nested dissection; smaller ones always by minimum degree.
+constexpr std::size_t kNestedDissection = 1000;
 
 // The tree order of one acyclic component.
 void tree_order(const ConstraintGraph& g, const ConstraintGraph::Component& c, Elimination& out) {
@@ -77,6 +85,52 @@ void tree_order(const ConstraintGraph& g, const ConstraintGraph::Component& c, E
   }
 }
 
+// The node graph of one component: each node's neighbours (nodes sharing a
+// body), in local numbers.
+std::vector<std::vector<int>> node_graph(const ConstraintGraph& g, const ConstraintGraph::Component& c,
+                                         std::vector<int>& local) {
+  const int n = static_cast<int>(c.nodes.size());
+  local.assign(g.nodes.size(), -1);
+  for (int i = 0; i < n; ++i) local[static_cast<std::size_t>(c.nodes[static_cast<std::size_t>(i)])] = i;
+  std::vector<std::vector<int>> adj(static_cast<std::size_t>(n));
+  for (int b : c.bodies)
+    for (int x = g.body_start[static_cast<std::size_t>(b)]; x < g.body_start[static_cast<std::size_t>(b) + 1]; ++x)
+      for (int y = g.body_start[static_cast<std::size_t>(b)]; y < g.body_start[static_cast<std::size_t>(b) + 1]; ++y)
+        if (x != y)
+          adj[static_cast<std::size_t>(local[static_cast<std::size_t>(g.body_nodes[static_cast<std::size_t>(x)])])].push_back(
+              local[static_cast<std::size_t>(g.body_nodes[static_cast<std::size_t>(y)])]);
+  for (auto& a : adj) {
+    std::sort(a.begin(), a.end());
+    a.erase(std::unique(a.begin(), a.end()), a.end());
+  }
+  return adj;
+}
+
+// Nested dissection (METIS) on the node graph of a large component with
+// loops: less fill than minimum degree on meshes and grids, and an
+// elimination tree whose halves can be factored apart.
+void nested_dissection_order(const ConstraintGraph& g, const ConstraintGraph::Component& c, Elimination& out) {
+  std::vector<int> local;
+  const std::vector<std::vector<int>> adj = node_graph(g, c, local);
+  idx_t n = static_cast<idx_t>(c.nodes.size());
+  std::vector<idx_t> xadj{0}, adjncy, weight, perm(static_cast<std::size_t>(n)), iperm(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    for (int j : adj[static_cast<std::size_t>(i)]) adjncy.push_back(j);
+    xadj.push_back(static_cast<idx_t>(adjncy.size()));
+    weight.push_back(g.nodes[static_cast<std::size_t>(c.nodes[static_cast<std::size_t>(i)])].size);
+  }
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = 1;  // the same order on every run
+  options[METIS_OPTION_NUMBERING] = 0;
+  METIS_NodeND(&n, xadj.data(), adjncy.data(), weight.data(), options, perm.data(), iperm.data());
+  for (int k = 0; k < n; ++k) {
+    out.super_start.push_back(static_cast<int>(out.order.size()));
+    out.mergeable.push_back(1);
+    out.order.push_back(c.nodes[static_cast<std::size_t>(perm[static_cast<std::size_t>(k)])]);
+  }
+}
+
 // Approximate minimum degree on the node graph of one component with loops.
 void fill_reducing_order(const ConstraintGraph& g, const ConstraintGraph::Component& c, Elimination& out) {
   const int n = static_cast<int>(c.nodes.size());
@@ -101,7 +155,13 @@ void fill_reducing_order(const ConstraintGraph& g, const ConstraintGraph::Compon
 
 }  // namespace
 
-Elimination plan_elimination(const ConstraintGraph& g) {
+bool has_large_loops(const ConstraintGraph& g) {
+  for (const ConstraintGraph::Component& c : g.components)
+    if (!c.acyclic && c.nodes.size() >= kNestedDissection) return true;
+  return false;
+}
+
+Elimination plan_elimination(const ConstraintGraph& g, bool nested_dissection) {
   Elimination out;
   out.order.reserve(g.nodes.size());
   for (const ConstraintGraph::Component& c : g.components) {
@@ -110,7 +170,11 @@ Elimination plan_elimination(const ConstraintGraph& g) {
       tree_order(g, c, out);
       ++out.tree_components;
     } else {
-      fill_reducing_order(g, c, out);
+      if (nested_dissection && c.nodes.size() >= kNestedDissection) {
+        nested_dissection_order(g, c, out);
+      } else {
+        fill_reducing_order(g, c, out);
+      }
       ++out.loop_components;
     }
   }

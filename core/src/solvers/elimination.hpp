@@ -11,9 +11,10 @@
 // costs O(Σ_b deg(b)³), linear in the size of the mechanism for bounded
 // degree. The root is the tree's centroid, so the two halves of a chain are
 // independent subtrees (the factorization runs them in parallel).
-// Components with loops get a fill-reducing order (approximate minimum
-// degree on the node graph); their supernodes come from the symbolic
-// analysis.
+// Components with loops get a fill-reducing order: approximate minimum degree
+// on the node graph, or for large ones (with `nested_dissection`) METIS's
+// nested dissection, whose balanced elimination tree also splits between
+// threads. Their supernodes come from the symbolic analysis.
 
 #include <vector>
 
@@ -30,6 +31,7 @@ struct Elimination {
   int tree_components = 0, loop_components = 0;
 };
 
-Elimination plan_elimination(const ConstraintGraph& g);
+Elimination plan_elimination(const ConstraintGraph& g, bool nested_dissection);
+bool has_large_loops(const ConstraintGraph& g);
 
 }  // namespace linkage

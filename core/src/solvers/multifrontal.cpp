@@ -31,9 +31,19 @@ MultifrontalLdlt& MultifrontalLdlt::operator=(const MultifrontalLdlt& o) {
 }
 
 void MultifrontalLdlt::analyse(const BlockJacobian& J, const std::vector<char>& removed) {
+  split_ = {};
   graph_ = build_constraint_graph(J, removed);
-  elimination_ = plan_elimination(graph_);
+  elimination_ = plan_elimination(graph_, false);
   plan_ = analyse_fronts(J, graph_, elimination_);
+  if (has_large_loops(graph_)) {
+    // Minimum degree or nested dissection, whichever factors in fewer operations.
+    Elimination nested = plan_elimination(graph_, true);
+    FrontPlan plan = analyse_fronts(J, graph_, nested);
+    if (plan.factor_flops < plan_.factor_flops) {
+      elimination_ = std::move(nested);
+      plan_ = std::move(plan);
+    }
+  }
   panels_.assign(plan_.panel_values, 0.0);
   updates_.clear();
   inverse_pivot_.assign(plan_.perm.size(), 0.0);
@@ -41,15 +51,97 @@ void MultifrontalLdlt::analyse(const BlockJacobian& J, const std::vector<char>& 
   analysed_ = true;
 }
 
-void MultifrontalLdlt::factor(const SystemView& k) {
+const MultifrontalLdlt::Split& MultifrontalLdlt::split_for(int parts) {
+  if (split_.parts == parts) return split_;
+  Split sp;
+  sp.parts = parts;
+  const int n = static_cast<int>(plan_.supers.size());
+  // Each subtree's work, and its first supernode (post-order: a subtree is
+  // the range [first, root]).
+  std::vector<double> work(static_cast<std::size_t>(n));
+  std::vector<int> first(static_cast<std::size_t>(n));
+  for (int s = 0; s < n; ++s) {
+    const FrontPlan::Super& f = plan_.supers[static_cast<std::size_t>(s)];
+    double w = 64.0 + static_cast<double>(f.pivots) * f.size * f.size;
+    first[static_cast<std::size_t>(s)] = s;
+    for (int x = f.children; x < f.children + f.child_count; ++x) {
+      const int c = plan_.children[static_cast<std::size_t>(x)];
+      w += work[static_cast<std::size_t>(c)];
+      first[static_cast<std::size_t>(s)] = std::min(first[static_cast<std::size_t>(s)], first[static_cast<std::size_t>(c)]);
+    }
+    work[static_cast<std::size_t>(s)] = w;
+  }
+  // Open the heaviest subtree (its root goes to the top) until there are
+  // enough subtrees and none is more than a part's share.
+  std::vector<int> open;
+  for (int s = 0; s < n; ++s)
+    if (plan_.supers[static_cast<std::size_t>(s)].parent < 0) open.push_back(s);
+  for (;;) {
+    double total = 0.0;
+    int heaviest = -1;
+    for (int s : open) {
+      total += work[static_cast<std::size_t>(s)];
+      if (heaviest < 0 || work[static_cast<std::size_t>(s)] > work[static_cast<std::size_t>(heaviest)]) heaviest = s;
+    }
+    const FrontPlan::Super& h = plan_.supers[static_cast<std::size_t>(heaviest < 0 ? 0 : heaviest)];
+    if (heaviest < 0 || h.child_count == 0) break;
+    if (static_cast<int>(open.size()) >= parts && work[static_cast<std::size_t>(heaviest)] <= total / parts) break;
+    open.erase(std::find(open.begin(), open.end(), heaviest));
+    sp.top.push_back(heaviest);
+    for (int x = h.children; x < h.children + h.child_count; ++x) open.push_back(plan_.children[static_cast<std::size_t>(x)]);
+  }
+  // Heaviest subtrees first, each to the least loaded part.
+  std::sort(open.begin(), open.end(), [&](int a, int b) {
+    return work[static_cast<std::size_t>(a)] != work[static_cast<std::size_t>(b)] ? work[static_cast<std::size_t>(a)] > work[static_cast<std::size_t>(b)] : a < b;
+  });
+  sp.ranges.assign(static_cast<std::size_t>(parts), {});
+  std::vector<double> load(static_cast<std::size_t>(parts), 0.0);
+  for (int s : open) {
+    const std::size_t p = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[p] += work[static_cast<std::size_t>(s)];
+    sp.ranges[p].push_back({first[static_cast<std::size_t>(s)], s});
+  }
+  sp.owner.assign(plan_.perm.size(), -1);
+  for (int p = 0; p < parts; ++p) {
+    std::sort(sp.ranges[static_cast<std::size_t>(p)].begin(), sp.ranges[static_cast<std::size_t>(p)].end());
+    for (const auto& [lo, hi] : sp.ranges[static_cast<std::size_t>(p)])
+      for (int s = lo; s <= hi; ++s) {
+        const FrontPlan::Super& f = plan_.supers[static_cast<std::size_t>(s)];
+        for (int c = 0; c < f.pivots; ++c) sp.owner[static_cast<std::size_t>(f.first + c)] = p;
+      }
+  }
+  std::sort(sp.top.begin(), sp.top.end());
+  split_ = std::move(sp);
+  return split_;
+}
+
+void MultifrontalLdlt::factor(const SystemView& k, const Parallel& parallel) {
   updates_.resize(plan_.update_values);
-  front_.resize(static_cast<std::size_t>(plan_.max_size) * static_cast<std::size_t>(plan_.max_size));
+  const std::size_t front = static_cast<std::size_t>(plan_.max_size) * static_cast<std::size_t>(plan_.max_size);
+  front_.resize(front);
   dependent_.clear();
-  for (int s = 0; s < static_cast<int>(plan_.supers.size()); ++s) factor_front(s, k, front_.data());
+  const int parts = std::min(parallel.count, static_cast<int>(plan_.supers.size()));
+  if (parts <= 1) {
+    for (int s = 0; s < static_cast<int>(plan_.supers.size()); ++s) factor_front(s, k, front_.data(), dependent_);
+  } else {
+    const Split& sp = split_for(parts);
+    part_fronts_.resize(static_cast<std::size_t>(parts));
+    part_dependent_.resize(static_cast<std::size_t>(parts));
+    parallel.for_parts(parts, [&](int p, int) {
+      std::vector<double>& scratch = part_fronts_[static_cast<std::size_t>(p)];
+      scratch.resize(front);
+      std::vector<int>& dependent = part_dependent_[static_cast<std::size_t>(p)];
+      dependent.clear();
+      for (const auto& [lo, hi] : sp.ranges[static_cast<std::size_t>(p)])
+        for (int s = lo; s <= hi; ++s) factor_front(s, k, scratch.data(), dependent);
+    });
+    for (int s : sp.top) factor_front(s, k, front_.data(), dependent_);
+    for (const std::vector<int>& d : part_dependent_) dependent_.insert(dependent_.end(), d.begin(), d.end());
+  }
   std::sort(dependent_.begin(), dependent_.end());
 }
 
-void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f) {
+void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std::vector<int>& dependent) {
   const FrontPlan::Super& s = plan_.supers[static_cast<std::size_t>(si)];
   const int n = s.size, p = s.pivots;
   const int* index = plan_.index.data() + s.index;
@@ -116,7 +208,7 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f) {
       inverse[c] = 0.0;
       std::fill(col + c + 1, col + n, 0.0);
       const int row = plan_.perm[static_cast<std::size_t>(index[c])];
-      if (!k.is_held(row)) dependent_.push_back(row);
+      if (!k.is_held(row)) dependent.push_back(row);
       continue;
     }
     const double inv = 1.0 / d;
@@ -148,34 +240,86 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f) {
   for (int cc = 0; cc < nu; ++cc) std::copy(f + (p + cc) * n + p, f + (p + cc + 1) * n, update + cc * nu);
 }
 
-void MultifrontalLdlt::solve(Eigen::VectorXd& x) const {
+namespace {
+
+// Forward substitution through front s: its pivots, then its update rows
+// (through `update`: the vector of its part, or the top's).
+template <class Update>
+void forward_front(const FrontPlan& plan, const std::vector<double>& panels, int si, Eigen::VectorXd& y, Update update) {
+  const FrontPlan::Super& s = plan.supers[static_cast<std::size_t>(si)];
+  const double* panel = panels.data() + s.panel;
+  const int* index = plan.index.data() + s.index;
+  for (int c = 0; c < s.pivots; ++c) {
+    const double yc = y[s.first + c];
+    if (yc == 0.0) continue;
+    const double* col = panel + c * s.size;
+    for (int r = c + 1; r < s.pivots; ++r) y[s.first + r] -= col[r] * yc;
+    for (int r = s.pivots; r < s.size; ++r) update(index[r], col[r] * yc);
+  }
+}
+
+void backward_front(const FrontPlan& plan, const std::vector<double>& panels, int si, Eigen::VectorXd& y) {
+  const FrontPlan::Super& s = plan.supers[static_cast<std::size_t>(si)];
+  const double* panel = panels.data() + s.panel;
+  const int* index = plan.index.data() + s.index;
+  for (int c = s.pivots - 1; c >= 0; --c) {
+    const double* col = panel + c * s.size;
+    double acc = y[s.first + c];
+    for (int r = c + 1; r < s.pivots; ++r) acc -= col[r] * y[s.first + r];
+    for (int r = s.pivots; r < s.size; ++r) acc -= col[r] * y[index[r]];
+    y[s.first + c] = acc;
+  }
+}
+
+}  // namespace
+
+void MultifrontalLdlt::solve(Eigen::VectorXd& x, const Parallel& parallel) {
   Eigen::VectorXd& y = permuted_;
-  y.resize(static_cast<Eigen::Index>(plan_.perm.size()));
   const std::vector<int>& perm = plan_.perm;
+  y.resize(static_cast<Eigen::Index>(perm.size()));
   for (std::size_t i = 0; i < perm.size(); ++i) y[static_cast<Eigen::Index>(i)] = x[perm[i]];
   x.setZero();
-  for (const FrontPlan::Super& s : plan_.supers) {
-    const double* panel = panels_.data() + s.panel;
-    const int* index = plan_.index.data() + s.index;
-    for (int c = 0; c < s.pivots; ++c) {
-      const double yc = y[s.first + c];
-      const double* col = panel + c * s.size;
-      for (int r = c + 1; r < s.pivots; ++r) y[s.first + r] -= col[r] * yc;
-      for (int r = s.pivots; r < s.size; ++r) y[index[r]] -= col[r] * yc;
-    }
-  }
-  y.array() *= Eigen::Map<const Eigen::ArrayXd>(inverse_pivot_.data(), y.size());
-  for (auto it = plan_.supers.rbegin(); it != plan_.supers.rend(); ++it) {
-    const FrontPlan::Super& s = *it;
-    const double* panel = panels_.data() + s.panel;
-    const int* index = plan_.index.data() + s.index;
-    for (int c = s.pivots - 1; c >= 0; --c) {
-      const double* col = panel + c * s.size;
-      double acc = y[s.first + c];
-      for (int r = c + 1; r < s.pivots; ++r) acc -= col[r] * y[s.first + r];
-      for (int r = s.pivots; r < s.size; ++r) acc -= col[r] * y[index[r]];
-      y[s.first + c] = acc;
-    }
+  const int supers = static_cast<int>(plan_.supers.size());
+  const int parts = std::min(parallel.count, supers);
+  if (parts <= 1) {
+    for (int s = 0; s < supers; ++s) forward_front(plan_, panels_, s, y, [&](int place, double v) { y[place] -= v; });
+    y.array() *= Eigen::Map<const Eigen::ArrayXd>(inverse_pivot_.data(), y.size());
+    for (int s = supers - 1; s >= 0; --s) backward_front(plan_, panels_, s, y);
+  } else {
+    // Each part updates its own rows in y, and the top's rows in a vector of
+    // its own, added in part order.
+    const Split& sp = split_for(parts);
+    part_updates_.resize(static_cast<std::size_t>(parts));
+    parallel.for_parts(parts, [&](int p, int) {
+      Eigen::VectorXd& top = part_updates_[static_cast<std::size_t>(p)];
+      top.resize(y.size());
+      for (int s : sp.top) {
+        const FrontPlan::Super& f = plan_.supers[static_cast<std::size_t>(s)];
+        top.segment(f.first, f.pivots).setZero();
+      }
+      for (const auto& [lo, hi] : sp.ranges[static_cast<std::size_t>(p)])
+        for (int s = lo; s <= hi; ++s)
+          forward_front(plan_, panels_, s, y, [&](int place, double v) {
+            if (sp.owner[static_cast<std::size_t>(place)] == p) {
+              y[place] -= v;
+            } else {
+              top[place] -= v;
+            }
+          });
+    });
+    for (const Eigen::VectorXd& top : part_updates_)
+      for (int s : sp.top) {
+        const FrontPlan::Super& f = plan_.supers[static_cast<std::size_t>(s)];
+        y.segment(f.first, f.pivots) += top.segment(f.first, f.pivots);
+      }
+    for (int s : sp.top) forward_front(plan_, panels_, s, y, [&](int place, double v) { y[place] -= v; });
+    y.array() *= Eigen::Map<const Eigen::ArrayXd>(inverse_pivot_.data(), y.size());
+    for (auto it = sp.top.rbegin(); it != sp.top.rend(); ++it) backward_front(plan_, panels_, *it, y);
+    parallel.for_parts(parts, [&](int p, int) {
+      const auto& ranges = sp.ranges[static_cast<std::size_t>(p)];
+      for (auto r = ranges.rbegin(); r != ranges.rend(); ++r)
+        for (int s = r->second; s >= r->first; --s) backward_front(plan_, panels_, s, y);
+    });
   }
   for (std::size_t i = 0; i < perm.size(); ++i) x[perm[i]] = y[static_cast<Eigen::Index>(i)];
 }

@@ -22,6 +22,7 @@
 #include <Eigen/Core>
 
 #include "constraint_graph.hpp"
+#include "../parallel.hpp"
 #include "elimination.hpp"
 #include "solvers.hpp"
 
@@ -89,15 +90,26 @@ class MultifrontalLdlt {
   const FrontPlan& plan() const { return plan_; }
   const Elimination& elimination() const { return elimination_; }
 
-  // Assembles K from J (whose structure must be the analysed one) and factors it.
-  void factor(const SystemView& k);
+  // Assembles K from J (whose structure must be the analysed one) and factors
+  // it, independent subtrees of the elimination tree on parallel threads.
+  void factor(const SystemView& k, const Parallel& parallel = {});
   // x ← K⁻¹ x over the rows in the plan; every other row comes out 0.
-  void solve(Eigen::VectorXd& x) const;
+  void solve(Eigen::VectorXd& x, const Parallel& parallel = {});
   // Rows found dependent by the last factorization, ascending.
   const std::vector<int>& dependent_rows() const { return dependent_; }
 
  private:
-  void factor_front(int s, const SystemView& k, double* front);
+  // How the fronts split between `parts` threads: each part a list of whole
+  // subtrees (ranges of supernodes, children before parents), and the fronts
+  // above them (`top`), factored after the parts.
+  struct Split {
+    int parts = 0;
+    std::vector<std::vector<std::pair<int, int>>> ranges;  // per part: [first, last] supernodes
+    std::vector<int> top;                                   // ascending
+    std::vector<int> owner;                                 // per place in elimination order: its part, −1 for top
+  };
+  const Split& split_for(int parts);
+  void factor_front(int s, const SystemView& k, double* front, std::vector<int>& dependent);
 
   ConstraintGraph graph_;
   Elimination elimination_;
@@ -108,7 +120,11 @@ class MultifrontalLdlt {
   std::vector<double> inverse_pivot_;  // per place in elimination order: 1/d, 0 for a dependent or held row
   std::vector<double> front_;    // one front being factored
   std::vector<int> dependent_;
-  mutable Eigen::VectorXd permuted_;  // a solve's vector in elimination order
+  Split split_;
+  std::vector<std::vector<double>> part_fronts_;   // per part: its front scratch
+  std::vector<std::vector<int>> part_dependent_;   // per part: dependent rows found
+  std::vector<Eigen::VectorXd> part_updates_;      // per part: its forward solve's updates to top rows
+  Eigen::VectorXd permuted_;  // a solve's vector in elimination order
 };
 
 }  // namespace linkage

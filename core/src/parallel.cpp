@@ -1,0 +1,107 @@
+#include "parallel.hpp"
+
+#include <atomic>
+#include <algorithm>
+#include <chrono>
+
+namespace linkage {
+namespace {
+
+// How long a worker, or run() waiting for workers, spins before it sleeps:
+// a step's parallel parts come microseconds apart, a wake-up through the
+// kernel takes tens of microseconds.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+template <class Ready>
+bool spin_until(Ready ready) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  do {
+    for (int i = 0; i < 64; ++i)
+      if (ready()) return true;
+  } while (std::chrono::steady_clock::now() < until);
+  return ready();
+}
+
+}  // namespace
+
+ThreadPool::ThreadPool(int threads) {
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::run(int parts, const std::function<void(int)>& part) {
+  if (parts <= 1) {
+    if (parts == 1) part(0);
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    job_ = &part;
+    parts_ = parts;
+    pending_.store(parts - 1, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+  }
+  wake_.notify_all();
+  part(0);
+  auto finished = [this] { return pending_.load(std::memory_order_acquire) == 0; };
+  if (!spin_until(finished)) {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, finished);
+  }
+  std::lock_guard lock(mutex_);  // the workers are done with job_
+  job_ = nullptr;
+}
+
+void ThreadPool::work(int index) {
+  std::uint64_t seen = 0;
+  for (;;) {
+    auto posted = [&] { return generation_.load(std::memory_order_acquire) != seen; };
+    if (!spin_until(posted)) {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || posted(); });
+    }
+    const std::function<void(int)>* job;
+    int parts;
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return;
+      seen = generation_.load(std::memory_order_relaxed);
+      job = job_;
+      parts = parts_;
+    }
+    if (index < parts && job) {
+      (*job)(index);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard lock(mutex_);
+        done_.notify_all();
+      }
+    }
+  }
+}
+
+ThreadPool* Threads::get(int count) {
+  if (count <= 1) return nullptr;
+  if (!pool_ || pool_->threads() != count) pool_ = std::make_unique<ThreadPool>(count);
+  return pool_.get();
+}
+
+int Threads::for_parts(int count, int useful, const std::function<void(int, int)>& part) {
+  const int parts = std::max(1, std::min(count, useful));
+  ThreadPool* pool = parts > 1 ? get(count) : nullptr;
+  if (!pool) {
+    for (int p = 0; p < parts; ++p) part(p, parts);
+    return parts;
+  }
+  pool->run(parts, [&](int p) { part(p, parts); });
+  return parts;
+}
+
+}  // namespace linkage

@@ -1,0 +1,92 @@
+#pragma once
+// A world's worker threads (WorldSettings::threads − 1 of them; the stepping
+// thread is the first worker) and a parallel for over fixed parts.
+//
+// Work is always split the same way for a given thread count, and each part
+// writes only its own outputs (sums across parts are added in part order),
+// so a run is bit-identical for that count, whatever the scheduling.
+//
+// Concurrency: one thread at a time calls run() (the world's own); workers
+// wait on a condition variable after a short spin, so an idle world costs
+// nothing.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace linkage {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int threads() const { return static_cast<int>(workers_.size()) + 1; }
+  // Calls part(p) for p in [0, parts), part 0 on the calling thread, and
+  // returns when every part is done. parts ≤ threads().
+  void run(int parts, const std::function<void(int)>& part);
+
+ private:
+  void work(int index);
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int)>* job_ = nullptr;  // guarded by mutex_
+  int parts_ = 0;                                   // guarded by mutex_
+  bool stopping_ = false;                           // guarded by mutex_
+  std::atomic<std::uint64_t> generation_{0};        // a new job was posted
+  std::atomic<int> pending_{0};                     // worker parts still running
+};
+
+// [begin, end) of part p when n items are split into `parts` nearly equal parts.
+inline std::pair<int, int> split(int n, int parts, int p) {
+  const long long begin = static_cast<long long>(n) * p / parts;
+  const long long end = static_cast<long long>(n) * (p + 1) / parts;
+  return {static_cast<int>(begin), static_cast<int>(end)};
+}
+
+// The pool a world steps with: made when first needed, never copied (a copy
+// of a world makes its own), rebuilt when the thread count changes.
+class Threads {
+ public:
+  Threads() = default;
+  Threads(const Threads&) {}
+  Threads& operator=(const Threads&) { return *this; }
+  Threads(Threads&&) noexcept = default;
+  Threads& operator=(Threads&&) noexcept = default;
+
+  // The pool for `count` threads, or null for one (everything inline).
+  ThreadPool* get(int count);
+  // Runs part(p) for p in [0, parts) where parts = min(count, useful), in
+  // parallel when count > 1; returns the number of parts.
+  int for_parts(int count, int useful, const std::function<void(int, int)>& part);
+
+ private:
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+// A world's threads as the solvers see them: where to run, how many.
+struct Parallel {
+  Threads* threads = nullptr;
+  int count = 1;
+
+  // Runs part(p, parts) for p in [0, parts), parts = min(count, useful).
+  int for_parts(int useful, const std::function<void(int, int)>& part) const {
+    if (!threads || count <= 1 || useful <= 1) {
+      part(0, 1);
+      return 1;
+    }
+    return threads->for_parts(count, useful, part);
+  }
+};
+
+}  // namespace linkage
