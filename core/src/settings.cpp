@@ -30,6 +30,23 @@ std::string_view solver_name(LinearSolver s) {
   return "unknown";
 }
 
+WorldSettings with_preset(Preset preset, WorldSettings s) {
+  switch (preset) {
+    case Preset::exact:
+      s.dynamics = Dynamics::velocity_projection;
+      s.solver = LinearSolver::ldlt;
+      s.baumgarte = 0.0;
+      s.project_positions = true;
+      s.project_velocities = true;
+      s.projection = Projection::nearest;
+      s.projection_tolerance = 1e-10;
+      s.projection_max_iterations = 100;
+      s.solver_tolerance = 1e-10;
+      break;
+  }
+  return s;
+}
+
 std::string_view projection_name(Projection p) {
   switch (p) {
     case Projection::shake: return "shake";

@@ -40,6 +40,7 @@ struct Workspace {
   Eigen::VectorXd rows_q, rows_v;
 
   DirectSolver direct;
+  std::uint64_t solved_model = ~0ull;  // the model version the last step solved
   Threads threads;
   // The rank deficiency found for this topology, for the iterative solvers.
   std::uint64_t rank_topology = std::numeric_limits<std::uint64_t>::max();

@@ -189,6 +189,7 @@ const StepDiagnostics& World::step() {
   out.projection_capped = ws.projection_capped;
   out.projection_error = ws.projection_error;
   out.factorizations = ws.direct.factorizations;
+  ws.solved_model = d.model_version;
   out.solves = ws.direct.solves;
   out.pcg_iterations = ws.direct.pcg_iterations;
   out.solver_path = ws.direct.solves > 0                                   ? ws.direct.path()
@@ -288,6 +289,19 @@ void World::constraint_states(ConstraintStates& out) const {
       out.error.push_back(rows.velocity_level ? rows.Cdot[r] : rows.C[r]);
     }
   }
+}
+
+std::vector<ConstraintRow> World::redundant_rows() const {
+  std::vector<ConstraintRow> out;
+  if (d_->ws.solved_model != d_->model_version) return out;  // the constraints changed since
+  const std::vector<int>& rows = d_->ws.direct.dependent_rows();
+  std::size_t next = 0;
+  int first = 0;
+  for (const ConstraintRecord& c : d_->constraints) {
+    for (; next < rows.size() && rows[next] < first + c.rows; ++next) out.push_back({c.id, rows[next] - first});
+    first += c.rows;
+  }
+  return out;
 }
 
 bool World::contains(BodyId id) const { return d_->body_ids.find(id) >= 0; }

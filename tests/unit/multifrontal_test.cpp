@@ -123,3 +123,28 @@ TEST(Multifrontal, AgreesOnGraphsWithLoops) {
     expect_agrees(s, rng);
   }
 }
+
+// Two threads factor and solve independent subtrees apart: the same λ as one
+// thread to round-off, and the same bits on every run with two.
+TEST(Multifrontal, TwoThreadsAgreeWithOne) {
+  std::mt19937 rng(4);
+  const int n = 60;
+  std::vector<std::pair<int, int>> edges{{-1, 0}};
+  for (int i = 1; i < n; ++i) edges.push_back({i - 1, i});
+  for (int i = 0; i + 7 < n; i += 5) edges.push_back({i, i + 7});  // loops
+  const RandomSystem s = make_system(rng, n, edges);
+  Eigen::VectorXd r(s.J.rows());
+  for (int i = 0; i < r.size(); ++i) r[i] = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+  auto solve = [&](int threads) {
+    Threads pool;
+    MultifrontalLdlt f;
+    f.analyse(s.J, {});
+    f.factor(SystemView{s.J, s.w, s.reg, s.held}, Parallel{&pool, threads});
+    Eigen::VectorXd x = r;
+    f.solve(x, Parallel{&pool, threads});
+    return x;
+  };
+  const Eigen::VectorXd one = solve(1), two = solve(2);
+  EXPECT_LT((one - two).norm(), 1e-12 * one.norm());
+  EXPECT_EQ(two, solve(2));
+}

@@ -112,6 +112,20 @@ struct WorldSettings {
 // OK, or invalid_argument naming the first setting out of its range.
 Status validate(const WorldSettings& settings);
 
+// Named choices of the settings above.
+enum class Preset {
+  // Every constraint held exactly (max |C| below projection_tolerance,
+  // 1e-10 in each row's unit) at a tick's step, whatever the scene:
+  // velocity projection with the direct solver, no drift feedback, then
+  // Gauss–Newton position projection to the nearest point and RATTLE. Stable
+  // at 60 Hz on stiff scenes (a fine chain under load); modes the step
+  // cannot resolve lose energy instead of gaining it. Substeps and threads
+  // are left as given.
+  exact,
+};
+// `base` with the preset's settings.
+WorldSettings with_preset(Preset preset, WorldSettings base = {});
+
 std::string_view integrator_name(Integrator);
 std::string_view solver_name(LinearSolver);
 std::string_view dynamics_name(Dynamics);

@@ -31,6 +31,12 @@ struct Removed {
 
 using ForceDefAny = std::variant<SpringDef, ForceDef>;
 
+// One row of a constraint.
+struct ConstraintRow {
+  ConstraintId constraint;
+  int row = 0;
+};
+
 struct ForceInfo {
   ForceId id;
   ForceDefAny def;  // a spring's rest length resolved
@@ -108,6 +114,11 @@ class World {
   std::size_t constraint_count() const;
   void constraint_states(ConstraintStates& out) const;
   bool contains(ConstraintId id) const;
+  // The rows the direct solver (LinearSolver::ldlt) found redundant, in
+  // creation order: each depends on rows kept, so it was taken out of the
+  // solve (λ = 0) rather than regularized. StepDiagnostics::rank_deficiency
+  // counts them, and rows that touch nothing movable.
+  std::vector<ConstraintRow> redundant_rows() const;
 
   // --- forces ---
   Result<ForceId> add_spring(const SpringDef& def);

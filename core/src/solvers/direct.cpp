@@ -137,8 +137,14 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
   const double norm_r = res.norm();
   x.setZero(n);
   if (norm_r == 0.0) return stats;
+  // The factorization may be of another held set: held rows stay out.
+  auto precondition = [&](Eigen::VectorXd& z) {
+    ldlt_.solve(z, parallel_);
+    for (int i = 0; i < n; ++i)
+      if (kk.is_held(i)) z[i] = 0.0;
+  };
   Eigen::VectorXd z = res, kp(n);
-  ldlt_.solve(z, parallel_);
+  precondition(z);
   Eigen::VectorXd p = z;
   double rz = res.dot(z);
   stats.residual = 1.0;
@@ -154,7 +160,7 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
     stats.residual = res.norm() / norm_r;
     if (stats.residual <= tolerance) return stats;
     z = res;
-    ldlt_.solve(z, parallel_);
+    precondition(z);
     const double rz_next = res.dot(z);
     p = z + (rz_next / rz) * p;
     rz = rz_next;
