@@ -37,6 +37,8 @@ namespace {
 
 using linkage::Dynamics;
 using linkage::Integrator;
+using linkage::Preset;
+using linkage::with_preset;
 using linkage::LinearSolver;
 using linkage::WorldSettings;
 namespace scenes = linkage::scenes;
@@ -50,7 +52,18 @@ struct OurConfig {
   // Scenes this configuration runs on; empty: all. A configuration that
   // would take minutes on the largest scenes names the others.
   std::vector<std::string> only = {};
+  // Contenders (exact configurations, and our Box2D method) run every scene
+  // at its full length; the others run at most kShortSteps steps on scenes
+  // of more than kShortDof DOF, and the report says so.
+  bool contender = false;
 };
+constexpr int kShortSteps = 60;
+constexpr int kShortDof = 5000;
+
+WorldSettings threads(WorldSettings s, int count) {
+  s.threads = count;
+  return s;
+}
 
 // Witkin's force-based dynamics (λ at every derivative evaluation).
 const std::vector<OurConfig> kForceBased = {
@@ -70,26 +83,24 @@ const std::vector<OurConfig> kImpulse = {
     // straight, taut top row (a first-order mechanism) has no vertical
     // constraint direction, and Newton needs many cut-back iterations to hold
     // it (measured on cloth_32: 81 ms a step for a worst error of 4.4e-5).
+    // Classic SHAKE (directions of the step's start): symplectic, unstable
+    // once the step outruns a loaded fine chain's transverse waves, so only
+    // where it is stable.
     {"velocity_projection+ldlt+shake+rattle",
      {.solver = LinearSolver::ldlt,
       .dynamics = Dynamics::velocity_projection,
       .baumgarte = 0.0,
       .project_positions = true,
       .project_velocities = true},
-     {"pendulum", "chain_100", "chain_1000", "joint_grid"}},
-    // The exact configuration: SHAKE to 1e-8 with 4 substeps, small enough
-    // steps for Newton to converge through a chain's whip.
-    {"velocity_projection+ldlt+shake+rattle+4sub",
-     {.substeps = 4,
-      .solver = LinearSolver::ldlt,
-      .dynamics = Dynamics::velocity_projection,
-      .baumgarte = 0.0,
-      .project_positions = true,
-      .project_velocities = true,
-      .projection_tolerance = 1e-8},
-     {"pendulum", "chain_100", "chain_1000"}},
+     {"pendulum", "chain_100", "joint_grid"}},
+    // The exact preset (Gauss–Newton projection to the nearest point), on
+    // one thread and on both cores.
+    {"exact", with_preset(Preset::exact), {}, true},
+    {"exact+2threads", threads(with_preset(Preset::exact), 2), {}, true},
     {"sequential_impulses+v8_p3",  // Box2D's defaults
-     {.dynamics = Dynamics::sequential_impulses, .velocity_iterations = 8, .position_iterations = 3}},
+     {.dynamics = Dynamics::sequential_impulses, .velocity_iterations = 8, .position_iterations = 3},
+     {},
+     true},
     {"sequential_impulses+v50_p50",
      {.dynamics = Dynamics::sequential_impulses, .velocity_iterations = 50, .position_iterations = 50}},
 };
@@ -196,6 +207,58 @@ int steps_for(const SceneEntry& entry, const scenes::SceneSpec& spec) {
   return entry.steps > 0 ? entry.steps : spec.steps;
 }
 
+// Steps a configuration runs: contenders the whole scene, the others at most
+// kShortSteps on large scenes (the report marks them shortened).
+int steps_for(const SceneEntry& entry, const scenes::SceneSpec& spec, const OurConfig& config) {
+  const int steps = steps_for(entry, spec);
+  if (config.contender || g_steps_override > 0 || scenes::counts(spec).dof <= kShortDof) return steps;
+  return std::min(steps, kShortSteps);
+}
+
+// What the solver did over the run, per step: the means of its counts and of
+// each stage's time, the path it took most, and the steps whose projection
+// stopped at its cap.
+struct SolverProfile {
+  double factorizations = 0, solves = 0, pcg = 0, projection = 0;
+  linkage::StageTimes stages;
+  int path_steps[6] = {};
+  int capped = 0, steps = 0;
+
+  void add(const linkage::StepDiagnostics& d) {
+    factorizations += d.factorizations;
+    solves += d.solves;
+    pcg += d.pcg_iterations;
+    projection += d.projection_iterations;
+    const linkage::StageTimes& t = d.stage_seconds;
+    stages.forces += t.forces;
+    stages.constraints += t.constraints;
+    stages.solve += t.solve;
+    stages.integrate += t.integrate;
+    stages.project_positions += t.project_positions;
+    stages.project_velocities += t.project_velocities;
+    stages.measure += t.measure;
+    ++path_steps[static_cast<int>(d.solver_path)];
+    capped += d.projection_capped ? 1 : 0;
+    ++steps;
+  }
+  void report(benchmark::State& state) const {
+    const double n = std::max(steps, 1);
+    state.counters["factorizations_per_step"] = factorizations / n;
+    state.counters["solves_per_step"] = solves / n;
+    state.counters["pcg_per_step"] = pcg / n;
+    state.counters["projection_iterations_per_step"] = projection / n;
+    state.counters["capped_steps"] = capped;
+    state.counters["solver_path"] = static_cast<double>(std::max_element(path_steps, path_steps + 6) - path_steps);
+    state.counters["forces_ms"] = stages.forces / n * 1e3;
+    state.counters["constraints_ms"] = stages.constraints / n * 1e3;
+    state.counters["solve_ms"] = stages.solve / n * 1e3;
+    state.counters["integrate_ms"] = stages.integrate / n * 1e3;
+    state.counters["project_positions_ms"] = stages.project_positions / n * 1e3;
+    state.counters["project_velocities_ms"] = stages.project_velocities / n * 1e3;
+    state.counters["measure_ms"] = stages.measure / n * 1e3;
+  }
+};
+
 void bench_linkage(benchmark::State& state, const SceneEntry& entry, const OurConfig& config) {
   const scenes::SceneSpec spec = entry.make();
   for (auto _ : state) {
@@ -206,11 +269,20 @@ void bench_linkage(benchmark::State& state, const SceneEntry& entry, const OurCo
     }
     scenes::SceneWorld& scene = built.value();
     int rank_deficiency = 0;
+    SolverProfile profile;
+    const int steps = steps_for(entry, spec, config);
     const Run r = run_scene(
-        spec, steps_for(entry, spec), [&] { rank_deficiency = scene.world.step().rank_deficiency; },
+        spec, steps,
+        [&] {
+          const linkage::StepDiagnostics& d = scene.world.step();
+          rank_deficiency = d.rank_deficiency;
+          profile.add(d);
+        },
         [&](scenes::SceneState& s) { scenes::read_state(scene, s); });
     report(state, spec, r);
     state.counters["rank_deficiency"] = rank_deficiency;
+    state.counters["shortened"] = steps < steps_for(entry, spec) ? 1 : 0;
+    profile.report(state);
   }
 }
 

@@ -17,10 +17,17 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-SCENE_ORDER = ["pendulum", "chain_100", "chain_1000", "cloth_32", "cloth_100", "joint_grid"]
+SCENE_ORDER = ["pendulum", "chain_100", "chain_1000", "cloth_32", "cloth_100", "cloth_100_slack", "joint_grid"]
+# The targets: worst relative error ≤ 1e-6 at a median step of at most this
+# many times Box2D's at its default iterations.
+TARGETS = {"chain_1000": 1.0, "joint_grid": 0.5, "cloth_100_slack": 2.0}
+PATHS = ["none", "tree", "graph", "mixed", "iterative", "sequential"]
+STAGES = ["forces", "constraints", "solve", "integrate", "project_positions", "project_velocities", "measure"]
 BASELINE = ("box2d", "v8_p3")  # Box2D 2.4 at its default iterations
 COUNTERS = ["steps", "dof", "equations", "median_step_ms", "mean_step_ms", "worst_rel_error",
-            "final_rel_error", "energy_drift", "max_energy_drift", "diverged_at_step", "rank_deficiency"]
+            "final_rel_error", "energy_drift", "max_energy_drift", "diverged_at_step", "rank_deficiency",
+            "shortened", "solver_path", "factorizations_per_step", "solves_per_step", "pcg_per_step",
+            "projection_iterations_per_step", "capped_steps"] + [f"{s}_ms" for s in STAGES]
 
 
 def lscpu():
@@ -67,7 +74,7 @@ def load(path):
                "error": b.get("error_message", "") if b.get("error_occurred") else "",
                "run_ms": b.get("real_time", float("nan"))}
         for c in COUNTERS:
-            row[c] = b.get(c, float("nan") if c != "rank_deficiency" else None)
+            row[c] = b.get(c, None)
         rows.append(row)
     return data.get("context", {}), rows
 
@@ -117,7 +124,9 @@ def fmt(x, kind="g"):
 def write_csv(path, rows):
     fields = ["scene", "engine", "config", "steps", "dof", "equations", "median_step_ms", "mean_step_ms",
               "time_ratio_vs_box2d_default", "worst_rel_error", "final_rel_error", "energy_drift",
-              "max_energy_drift", "diverged_at_step", "rank_deficiency", "run_ms", "error"]
+              "max_energy_drift", "diverged_at_step", "rank_deficiency", "shortened", "solver_path",
+              "factorizations_per_step", "solves_per_step", "pcg_per_step", "projection_iterations_per_step",
+              "capped_steps"] + [f"{s}_ms" for s in STAGES] + ["run_ms", "error"]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
         w.writeheader()
@@ -125,6 +134,8 @@ def write_csv(path, rows):
             base = baseline_of(rows, r["scene"])
             out = {k: r.get(k) for k in fields}
             out["time_ratio_vs_box2d_default"] = ratio(r["median_step_ms"], base["median_step_ms"]) if base else ""
+            if out.get("solver_path") is not None:
+                out["solver_path"] = PATHS[int(out["solver_path"])]
             for k, v in out.items():
                 if isinstance(v, float) and v.is_integer() and k in ("steps", "dof", "equations",
                                                                       "diverged_at_step", "rank_deficiency"):
@@ -175,7 +186,14 @@ def write_md(path, context, rows, json_path, csv_path, command):
     add("- **diverged**: the step at which a state went non-finite; the run stops there, its errors are ∞ and "
         "its times cover the steps before.")
     add("- **rank def.**: linkage's `StepDiagnostics::rank_deficiency` at the last step "
-        "(redundant constraint rows found by LDLᵀ).")
+        "(redundant constraint rows found by the direct solver and taken out).")
+    add("- **path**: the direct solver's path on most steps (`tree`: every component acyclic, linear-time "
+        "elimination; `graph`: components with loops, fill-reducing order; `mixed`; `iterative`: CG or "
+        "Gauss–Seidel; `sequential`: sequential impulses); **fact./step**, **solves/step**, **PCG/step**: "
+        "numeric factorizations, linear systems solved and conjugate-gradient iterations on a reused "
+        "factorization, per step; **proj./step**: position projection iterations per step.")
+    add(f"- **steps**: steps run; `*` marks a configuration that is not a contender, shortened on a large "
+        "scene (the contenders, Box2D and the exact configurations, run every scene whole).")
     add("")
     for scene in scenes_in(rows):
         desc = context.get(f"scene:{scene}", "")
@@ -185,22 +203,28 @@ def write_md(path, context, rows, json_path, csv_path, command):
             add(desc + ".")
             add("")
         base = baseline_of(rows, scene)
-        add("| engine | config | median step (ms) | × Box2D | worst error | final error | energy drift "
-            "| max \\|drift\\| | diverged | rank def. |")
-        add("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        add("| engine | config | steps | median step (ms) | × Box2D | worst error | final error | energy drift "
+            "| max \\|drift\\| | diverged | rank def. | path | fact./step | solves/step | PCG/step | proj./step |")
+        add("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
         for r in rows:
             if r["scene"] != scene:
                 continue
             if r["error"]:
-                add(f"| {r['engine']} | {r['config']} | error: {r['error']} | | | | | | | |")
+                add(f"| {r['engine']} | {r['config']} | error: {r['error']} | | | | | | | | | | | | | |")
                 continue
             t = ratio(r["median_step_ms"], base["median_step_ms"]) if base else float("nan")
             div = r["diverged_at_step"]
             div_text = f"step {int(div)}" if div and math.isfinite(div) else "no"
-            add(f"| {r['engine']} | {r['config']} | {fmt(r['median_step_ms'], 'ms')} | {fmt(t, 'ratio')} "
+            steps = fmt(r["steps"], "int") + ("*" if r.get("shortened") else "")
+            solver_path = PATHS[int(r["solver_path"])] if r.get("solver_path") is not None else ""
+            per_step = lambda k: f"{r[k]:.2g}" if r.get(k) is not None else ""
+            add(f"| {r['engine']} | {r['config']} | {steps} | {fmt(r['median_step_ms'], 'ms')} | {fmt(t, 'ratio')} "
                 f"| {fmt(r['worst_rel_error'])} | {fmt(r['final_rel_error'])} | {fmt(r['energy_drift'])} "
-                f"| {fmt(r['max_energy_drift'])} | {div_text} | {fmt(r['rank_deficiency'], 'int')} |")
+                f"| {fmt(r['max_energy_drift'])} | {div_text} | {fmt(r['rank_deficiency'], 'int')} | {solver_path} "
+                f"| {per_step('factorizations_per_step')} | {per_step('solves_per_step')} "
+                f"| {per_step('pcg_per_step')} | {per_step('projection_iterations_per_step')} |")
         add("")
+    write_targets(add, rows)
     notes = os.path.join(HERE, "notes.md")
     if os.path.exists(notes):
         with open(notes) as f:
@@ -208,6 +232,42 @@ def write_md(path, context, rows, json_path, csv_path, command):
         add("")
     with open(path, "w") as f:
         f.write("\n".join(lines))
+
+
+def write_targets(add, rows):
+    """The targets, each scene's best exact run against it, and where its time goes."""
+    add("## Against the targets")
+    add("")
+    add("Worst relative constraint error ≤ 1e-6 over the whole run at a median step of at most the given "
+        "multiple of Box2D 8/3's, measured side by side in this run. Best: the fastest linkage configuration "
+        "that holds 1e-6 over the full scene.")
+    add("")
+    add("| scene | target × Box2D | best configuration | worst error | median step (ms) | × Box2D | met |")
+    add("|---|---:|---|---:|---:|---:|---|")
+    best_rows = []
+    for scene, target in TARGETS.items():
+        base = baseline_of(rows, scene)
+        held = [r for r in rows if r["scene"] == scene and r["engine"] == "linkage" and not r["error"]
+                and not r.get("shortened") and r["worst_rel_error"] is not None and r["worst_rel_error"] <= 1e-6]
+        if not base or not held:
+            add(f"| {scene} | {target:g} | none holds 1e-6 | | | | no |")
+            continue
+        best = min(held, key=lambda r: r["median_step_ms"])
+        best_rows.append(best)
+        t = ratio(best["median_step_ms"], base["median_step_ms"])
+        add(f"| {scene} | {target:g} | {best['config']} | {fmt(best['worst_rel_error'])} "
+            f"| {fmt(best['median_step_ms'], 'ms')} | {fmt(t, 'ratio')} | "
+            f"{'yes' if t <= target else f'no: {t / target:.2g}× the target'} |")
+    add("")
+    if not best_rows:
+        return
+    add("Where the time of those runs goes (mean ms per step, by stage of `StepDiagnostics::stage_seconds`):")
+    add("")
+    add("| scene | config | " + " | ".join(STAGES) + " |")
+    add("|---|---|" + "---:|" * len(STAGES))
+    for r in best_rows:
+        add(f"| {r['scene']} | {r['config']} | " + " | ".join(fmt(r.get(f'{s}_ms'), 'ms') for s in STAGES) + " |")
+    add("")
 
 
 def main():
