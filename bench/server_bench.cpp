@@ -77,7 +77,7 @@ void BM_FrameBytesPerBody(benchmark::State& state) {
     world.add_body({.kind = BodyKind::rigid, .position = Vec3(0.1 * i, 0.5, 0), .angle = 0.1 * i,
                     .velocity = Vec3(1, 2, 0), .shape = Disk{0.1}})
         .value();
-  const WorldHost::State st{std::move(world), Names{}, Limits{}, ChangeLog{}, false, 0, 0, {}, nullptr};
+  const WorldHost::State st{.world = std::move(world)};
   std::size_t bytes = 0;
   for (auto _ : state) {
     const auto frame = build_frame(st, "bench", false, false);

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
     return app.add_option(flag, value, help)->envname(env)->capture_default_str();
   };
   option("--listen", serve.listen, "address to serve on, host:port");
-  option("--tick-rate", serve.tick_rate, "ticks per second of new worlds (Hz)")->check(CLI::Range(0.001, 10000.0));
+  option("--tick-rate", serve.tick_rate, "ticks per second of new worlds (Hz), within --min-tick-rate and --max-tick-rate");
   option("--scene", serve.scene, "a scene JSON file to load into the default world");
   option("--log-level", serve.log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
@@ -38,6 +38,22 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   option("--max-stream-rate", serve.limits.max_stream_rate, "snapshots per second a stream may ask for (Hz)")
       ->check(CLI::PositiveNumber);
+  option("--min-stream-rate", serve.limits.min_stream_rate,
+         "the lowest snapshot rate a stream may ask for (Hz; 0 still means every tick)")
+      ->check(CLI::PositiveNumber);
+  option("--min-tick-rate", serve.limits.settings.min_tick_rate, "the lowest tick rate a world may have (Hz)")
+      ->check(CLI::PositiveNumber);
+  option("--max-tick-rate", serve.limits.settings.max_tick_rate, "the highest tick rate a world may have (Hz, ≤ 10000)")
+      ->check(CLI::Range(0.0, 10000.0));
+  option("--max-iterations", serve.limits.settings.max_iterations,
+         "the most iterations any solver or projection setting of a world may ask for")
+      ->check(CLI::Range(1, 1000000));
+  option("--watchdog-factor", serve.limits.world.watchdog.factor,
+         "a running world's step overruns when it takes longer than this times its tick period")
+      ->check(CLI::Range(1.0, 1e6));
+  option("--watchdog-ticks", serve.limits.world.watchdog.ticks,
+         "overrunning steps in a row that make the server pause a world (0: never)")
+      ->check(CLI::Range(0, 1000000));
   option("--max-message-bytes", serve.max_message_bytes, "largest request or response (bytes)")
       ->check(CLI::PositiveNumber);
   app.footer(

@@ -1,22 +1,29 @@
 // The server's life: start-up, the default world, and a clean shutdown on
-// SIGTERM or SIGINT (streams are ended with a status, then gRPC drains).
+// SIGTERM or SIGINT (streams are ended with a status, then gRPC drains),
+// within a bounded time whatever the worlds are doing.
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "convert/scene_io.hpp"
+#include "host/policy.hpp"
 #include "linkage/v1/service.grpc.pb.h"
 #include "options.hpp"
 #include "rpc/services.hpp"
 
 namespace linkage::server {
 namespace {
+
+// How long after SIGTERM the worlds' threads may take to end their last
+// step; one that has not by then is left behind (the process exits anyway).
+constexpr std::chrono::seconds kShutdownGrace{2};
 
 Result<LoadedScene> read_scene_file(const std::string& path, const WorldSettings& base, const Limits& limits) {
   std::ifstream in(path);
@@ -42,6 +49,20 @@ int serve(const ServeOptions& options) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // The flags keep to the rules the API keeps to.
+  if (Status ok = check_policy(options.limits.settings); !ok) {
+    spdlog::critical("{}", ok.error().message);
+    return 2;
+  }
+  if (options.limits.min_stream_rate > options.limits.max_stream_rate) {
+    spdlog::critical("--min-stream-rate: must be at most --max-stream-rate ({} Hz), got {} Hz",
+                     options.limits.max_stream_rate, options.limits.min_stream_rate);
+    return 2;
+  }
+  if (Status ok = check_tick_rate(options.tick_rate, options.limits.settings, "--tick-rate"); !ok) {
+    spdlog::critical("{}", ok.error().message);
+    return 2;
+  }
   WorldSettings defaults;
   defaults.dt = 1.0 / options.tick_rate;
   ServerLimits limits = options.limits;
@@ -55,6 +76,10 @@ int serve(const ServeOptions& options) {
       Result<LoadedScene> loaded = read_scene_file(options.scene, defaults, limits.world);
       if (!loaded) {
         spdlog::critical("{}", loaded.error().message);
+        return 2;
+      }
+      if (Status ok = check_settings(loaded.value().world.settings(), limits.settings, options.scene + ": settings"); !ok) {
+        spdlog::critical("{}", ok.error().message);
         return 2;
       }
       world = std::move(loaded.value().world);
@@ -96,20 +121,32 @@ int serve(const ServeOptions& options) {
   spdlog::info("linkaged listening on {} (port {}); worlds tick at {} Hz by default{}", options.listen, port,
                options.tick_rate, options.scene.empty() ? "" : "; default world: " + options.scene);
 
+  Registry::Clock::time_point worlds_deadline;
   std::thread waiter([&] {
     int signal = 0;
     sigwait(&signals, &signal);
     spdlog::info("{}: ending streams and shutting down", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    worlds_deadline = Registry::Clock::now() + kShutdownGrace;
     // NOT_SERVING first, so that health checks and load balancers stop
     // sending work while the server drains.
     health->Shutdown();
-    registry.stop_all("the server is shutting down");
-    // The streams are ended already; what is left are unary calls in flight
-    // and idle connections, which gRPC would otherwise wait on.
+    // Without waiting for any world: streams end and every call waiting on a
+    // world (a Step under way too) is answered now.
+    registry.request_stop_all("the server is shutting down");
+    // What is left are unary calls in flight and idle connections, which
+    // gRPC would otherwise wait on.
     server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   });
   server->Wait();
   waiter.join();
+  if (!registry.wait_stopped(worlds_deadline)) {
+    // A world inside one very long step: nothing waits on it any more, and
+    // its state dies with the process either way. Exit without joining it
+    // (and without destructors, which would free what it is using).
+    spdlog::warn("a world is still inside a step {} s after the signal; exiting without it", kShutdownGrace.count());
+    spdlog::default_logger()->flush();
+    std::_Exit(0);
+  }
   spdlog::info("stopped");
   return 0;
 }

@@ -32,8 +32,9 @@ int simulate(const SimulateOptions& o) {
   Result<LoadedScene> loaded = load_scene(scene.value(), WorldSettings{});
   if (!loaded) return fail(o.scene + ": " + loaded.error().message);
 
-  WorldHost::State s{std::move(loaded.value().world), std::move(loaded.value().names), {}, {},
-                     std::move(loaded.value().footprint), false, 0, 0, {}, nullptr};
+  WorldHost::State s{.world = std::move(loaded.value().world),
+                     .names = std::move(loaded.value().names),
+                     .footprint = std::move(loaded.value().footprint)};
   const double dt = s.world.settings().dt;
   const std::int64_t steps = o.steps > 0 ? o.steps : static_cast<std::int64_t>(std::llround(o.seconds / dt));
   std::ofstream out;

@@ -1,6 +1,7 @@
 #include "frames.hpp"
 
 #include "convert/convert.hpp"
+#include "describe.hpp"
 
 namespace linkage::server {
 namespace {
@@ -63,6 +64,7 @@ std::shared_ptr<v1::Snapshot> build_frame(const WorldHost::State& s, const std::
     frame->mutable_error()->Add(c.error.begin(), c.error.end());
   }
   if (diagnostics) fill_diagnostics(s, frame->mutable_diagnostics());
+  if (s.halt.reason != HaltReason::none) halt_to_proto(s.halt, frame->mutable_halt());
   return frame;
 }
 

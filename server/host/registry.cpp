@@ -16,6 +16,7 @@ Result<std::shared_ptr<WorldHost>> Registry::create(const std::string& name, Wor
   if (!valid_name(name))
     return Error{ErrorCode::invalid_argument,
                  "name: " + quote(name) + " is not a world name (1 to 64 letters, digits, '-', '_' or '.')"};
+  reap();
   std::lock_guard lock(mutex_);
   if (worlds_.count(name))
     return Error{ErrorCode::failed_precondition, "name: a world named " + quote(name) + " exists"};
@@ -41,22 +42,65 @@ std::vector<std::shared_ptr<WorldHost>> Registry::all() const {
   return out;
 }
 
-std::shared_ptr<WorldHost> Registry::take(const std::string& name) {
-  std::lock_guard lock(mutex_);
-  const auto it = worlds_.find(name);
-  if (it == worlds_.end()) return nullptr;
-  std::shared_ptr<WorldHost> host = std::move(it->second);
-  worlds_.erase(it);
-  return host;
+bool Registry::remove(const std::string& name, const std::string& reason) {
+  std::shared_ptr<WorldHost> host;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = worlds_.find(name);
+    if (it == worlds_.end()) return false;
+    host = it->second;
+    worlds_.erase(it);
+    removed_.push_back(host);
+  }
+  host->request_stop(reason);
+  reap();
+  return true;
+}
+
+void Registry::reap() {
+  std::vector<std::shared_ptr<WorldHost>> ended;
+  {
+    std::lock_guard lock(mutex_);
+    const auto split =
+        std::stable_partition(removed_.begin(), removed_.end(), [](const auto& h) { return !h->stopped(); });
+    ended.assign(std::make_move_iterator(split), std::make_move_iterator(removed_.end()));
+    removed_.erase(split, removed_.end());
+  }
+  // Destroyed here, outside the lock: joining an ended thread is instant,
+  // freeing a big world is not.
+}
+
+void Registry::request_stop_all(const std::string& reason) {
+  std::vector<std::shared_ptr<WorldHost>> hosts;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [name, host] : worlds_) hosts.push_back(host);
+  }
+  for (auto& host : hosts) host->request_stop(reason);
+}
+
+bool Registry::wait_stopped(Clock::time_point deadline) {
+  std::vector<std::shared_ptr<WorldHost>> hosts;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [name, host] : worlds_) hosts.push_back(host);
+    hosts.insert(hosts.end(), removed_.begin(), removed_.end());
+  }
+  return std::all_of(hosts.begin(), hosts.end(), [&](const auto& h) { return h->wait_stopped(deadline); });
 }
 
 void Registry::stop_all(const std::string& reason) {
+  // All at once: the worlds' last steps overlap instead of adding up.
+  request_stop_all(reason);
   std::map<std::string, std::shared_ptr<WorldHost>> worlds;
+  std::vector<std::shared_ptr<WorldHost>> removed;
   {
     std::lock_guard lock(mutex_);
     worlds.swap(worlds_);
+    removed.swap(removed_);
   }
   for (auto& [name, host] : worlds) host->stop(reason);
+  for (auto& host : removed) host->stop(reason);
 }
 
 bool Registry::acquire_stream() {

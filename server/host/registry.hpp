@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "linkage/result.hpp"
+#include "policy.hpp"
 #include "world_host.hpp"
 
 namespace linkage::server {
@@ -16,12 +17,16 @@ namespace linkage::server {
 struct ServerLimits {
   int max_worlds = 64;
   int max_streams = 256;          // open StateStream calls, all worlds together
+  double min_stream_rate = 0.01;  // Hz; a stream asking for less (but 0, every tick) is refused
   double max_stream_rate = 240;   // Hz; a stream asking for more gets this
+  SettingsPolicy settings;        // tick rates and iteration caps every world's settings keep to
   Limits world;                   // per world, unless a world sets its own
 };
 
 class Registry {
  public:
+  using Clock = WorldHost::Clock;
+
   explicit Registry(ServerLimits limits) : limits_(limits) {}
   ~Registry() { stop_all("server stopping"); }
 
@@ -32,10 +37,19 @@ class Registry {
   Result<std::shared_ptr<WorldHost>> create(const std::string& name, World world, Names names, Limits limits,
                                             bool paused);
   std::shared_ptr<WorldHost> find(const std::string& name) const;
+  // Every world, by name.
   std::vector<std::shared_ptr<WorldHost>> all() const;
-  // Removes the world from the registry and hands it over (null if there is
-  // none); the caller stops it.
-  std::shared_ptr<WorldHost> take(const std::string& name);
+  // Takes the world out of the registry and stops it without waiting
+  // (WorldHost::request_stop): its streams end and its waiting calls are
+  // answered now, its thread ends after the step it may be in. False if
+  // there is no such world.
+  bool remove(const std::string& name, const std::string& reason);
+
+  // Stops every world without waiting, then reports whether all their
+  // threads (those of removed worlds too) have ended by `deadline`.
+  void request_stop_all(const std::string& reason);
+  bool wait_stopped(Clock::time_point deadline);
+  // Stops every world and waits for all their threads.
   void stop_all(const std::string& reason);
 
   // Counts open streams against max_streams.
@@ -43,9 +57,14 @@ class Registry {
   void release_stream();
 
  private:
+  // Forgets removed worlds whose threads have ended (so joining them is
+  // instant); their memory goes with them.
+  void reap();
+
   const ServerLimits limits_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<WorldHost>> worlds_;
+  std::vector<std::shared_ptr<WorldHost>> removed_;  // stopping, their threads maybe in a last step
   std::atomic<int> streams_{0};
 };
 

@@ -5,9 +5,18 @@
 // Concurrency: everything in `State` belongs to the host's tick thread.
 // Other threads (gRPC's) never touch it: they post commands, which the tick
 // thread runs between two steps, never inside one, and which answer through
-// their own callback. Subscribers are called from the tick thread with
-// frames it built; they must not block (a stream keeps only the newest frame).
+// their own callback. What other threads may read without waiting for the
+// world is its summary (a linkage.v1.World), which the tick thread publishes
+// after every tick and every command. Subscribers are called from the tick
+// thread with frames it built; they must not block (a stream keeps only the
+// newest frame).
+//
+// Nothing holds the thread for longer than one step: a Step of N ticks is a
+// job the loop runs one tick at a time, serving commands in between, and
+// stopping (DeleteWorld, SIGTERM) answers every call waiting on the world at
+// once and lets the thread go after the step it is in.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -15,15 +24,17 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "change_log.hpp"
-#include "linkage/linkage.hpp"
-#include "linkage/v1/world.pb.h"
 #include "convert/footprint.hpp"
 #include "convert/names.hpp"
+#include "guard.hpp"
+#include "linkage/linkage.hpp"
+#include "linkage/v1/world.pb.h"
 
 namespace linkage::server {
 
@@ -35,31 +46,62 @@ struct Limits {
   // The most the world's footprint may reach (convert/footprint.hpp), so that
   // every answer about it fits in a message: footprint_limit(--max-message-bytes).
   std::uint64_t max_bytes = (16u << 20) - kAnswerOverhead;
+  // The largest max |C| after a tick (m or rad) before the world counts as
+  // diverged; 0: no bound (non-finite state is caught regardless).
+  double max_error = 0.0;
+  WatchdogLimits watchdog;
 };
 
 class Subscriber;
+struct WorldHostState;
+
+// How a Step job ended.
+enum class StepEnd { done, deadline, resumed, halted, cancelled };
+
+// A paused world's Step: `ticks` ticks, run by the tick loop one at a time.
+struct StepJob {
+  std::uint32_t ticks = 0;
+  // Whether the caller has gone away; asked before every tick.
+  std::function<bool()> cancelled;
+  // The job ends with the ticks done when the next tick would likely end
+  // after this (the answer needs time to reach the caller).
+  std::chrono::system_clock::time_point deadline = std::chrono::system_clock::time_point::max();
+  // Answers the call, on the tick thread, with the ticks done and why it ended.
+  std::function<void(WorldHostState&, std::uint32_t done, StepEnd end)> finish;
+  // Answers the call when the world goes away first (any thread).
+  std::function<void()> dropped;
+  // The world's tick when the job started: the ticks done are the world's
+  // since (a step undone by the divergence check is not one of them).
+  std::uint64_t start_tick = 0;
+};
+
+// What commands see and change: the world and everything that goes with it.
+struct WorldHostState {
+  World world;
+  Names names{};
+  Limits limits{};
+  ChangeLog changes{};
+  Footprint footprint{};  // kept with every change to the world's objects (commands.cpp)
+  bool paused = false;
+  std::uint64_t tick = 0;
+  std::uint64_t overruns = 0;
+  // The scene last loaded (Reset returns to it); null: an empty world.
+  struct ResetPoint {
+    WorldState world;
+    Names names;
+  };
+  std::shared_ptr<const ResetPoint> reset_point{};
+  // Why the world paused itself, if it did; and how often each guard fired.
+  Halt halt{};
+  std::uint64_t watchdog_halts = 0;
+  std::uint64_t divergences = 0;
+};
 
 class WorldHost {
  public:
-  // What commands see and change: the world and everything that goes with it.
-  struct State {
-    World world;
-    Names names;
-    Limits limits;
-    ChangeLog changes;
-    Footprint footprint;  // kept with every change to the world's objects (commands.cpp)
-    bool paused = false;
-    std::uint64_t tick = 0;
-    std::uint64_t overruns = 0;
-    // The scene last loaded (Reset returns to it); null: an empty world.
-    struct ResetPoint {
-      WorldState world;
-      Names names;
-    };
-    std::shared_ptr<const ResetPoint> reset_point;
-    const StepDiagnostics* last = nullptr;
-  };
+  using State = WorldHostState;
   using Command = std::function<void(State&)>;
+  using Clock = std::chrono::steady_clock;
 
   WorldHost(std::string name, World world, Names names, Limits limits, bool paused);
   ~WorldHost();
@@ -70,19 +112,38 @@ class WorldHost {
 
   // Runs the command on the tick thread before the next step. If the host
   // is stopping, the command is dropped and `dropped` runs instead (on the
-  // caller's thread or the tick thread), so every caller is answered.
+  // caller's thread or the stopping one), so every caller is answered.
   void post(Command command, std::function<void()> dropped);
 
   // Tick thread only (from inside a command): steps `ticks` times at once,
-  // publishing each (a paused world's Step).
+  // publishing each; for benchmarks, which time the ticks themselves.
   void advance(State& s, std::uint32_t ticks);
+
+  // Tick thread only (from inside a command): starts a paused world's Step
+  // job; FAILED_PRECONDITION if the world runs or a Step is under way.
+  Status start_step(State& s, StepJob job);
+
+  // Tick thread only: publishes the world's summary (after a command that
+  // answers its caller, before it answers, so that the caller's next
+  // GetWorld sees what it did).
+  void publish_summary(const State& s);
+  // Any thread, without waiting for the world: its last published summary,
+  // with the subscribers now and how long its current step has run.
+  v1::World summary() const;
 
   void subscribe(std::shared_ptr<Subscriber> s);
   void unsubscribe(const Subscriber* s);
   int subscribers() const;
 
-  // Ends the thread: pending commands are dropped, subscribers finished with
-  // `reason`. Idempotent.
+  // Without waiting: ends every stream with `reason`, answers every call
+  // waiting on the world (posted commands, a Step job) as the world being
+  // gone, and tells the thread to end after the step it may be in. Idempotent.
+  void request_stop(const std::string& reason);
+  // Whether the thread has ended, waiting for it until `deadline`.
+  bool wait_stopped(Clock::time_point deadline) const;
+  // Whether the thread has ended, now.
+  bool stopped() const;
+  // request_stop, then waits for the thread (at most one step).
   void stop(const std::string& reason);
 
  private:
@@ -91,7 +152,21 @@ class WorldHost {
     std::function<void()> dropped;
   };
   void run();
+  // One tick of the world's clock (running, or for a Step job), then the guards.
+  void tick(State& s, bool running);
   void step_once(State& s);
+  bool stop_requested() const;
+  // The guards after a step; true if the world halted.
+  bool check_divergence(State& s);
+  bool check_watchdog(State& s);
+  void halt(State& s, HaltReason reason, const std::string& message);
+  // Keeps a copy of the world to go back to if a step diverges: before the
+  // first step after any command, and every kCheckpointTicks ticks; the
+  // divergence check replays from it to the last good tick.
+  void checkpoint(const State& s);
+  // Runs the next tick of the Step job, or ends it; false if there is none.
+  bool run_job(State& s);
+  void end_job(State& s, StepEnd end);
   using Subscribers = std::vector<std::shared_ptr<Subscriber>>;
   // Offers this tick's frame to every subscriber ready for one (to `only`,
   // if given); returns those that were not ready.
@@ -100,11 +175,25 @@ class WorldHost {
   const std::string name_;
   State state_;  // the tick thread's alone once it runs
 
+  // The tick thread's alone: the watchdog's count, the last good state.
+  Watchdog watchdog_;
+  std::optional<World> checkpoint_;
+  std::uint64_t checkpoint_tick_ = 0;
+  int since_checkpoint_ = 0;
+  bool checkpoint_stale_ = true;
+  BodyStates scratch_;
+  // When the step under way began (Clock ticks since its epoch); 0: none.
+  std::atomic<Clock::rep> step_started_{0};
+
   mutable std::mutex mutex_;  // guards everything below
-  std::condition_variable wake_;
+  std::condition_variable wake_;           // commands and stopping, for the thread
+  mutable std::condition_variable ended_;  // the thread's end, for wait_stopped
   std::deque<Pending> queue_;
   std::vector<std::shared_ptr<Subscriber>> subscribers_;
+  std::optional<StepJob> job_;
+  v1::World summary_;
   bool stopping_ = false;
+  bool exited_ = false;
   // A paused world publishes only when edited; subscribers not ready then
   // (a write in flight, or not due) are owed that frame. The tick thread's alone.
   Subscribers owed_;

@@ -237,21 +237,4 @@ Status atomically(State& s, const std::function<Status()>& body) {
   return result;
 }
 
-void describe(const std::string& name, const State& s, int subscribers, v1::World* out) {
-  out->set_name(name);
-  settings_to_proto(s.world.settings(), out->mutable_settings());
-  out->mutable_limits()->set_max_bodies(s.limits.max_bodies);
-  out->mutable_limits()->set_max_constraints(s.limits.max_constraints);
-  out->mutable_limits()->set_max_forces(s.limits.max_forces);
-  out->set_paused(s.paused);
-  out->set_tick(s.tick);
-  out->set_time(s.world.time());
-  out->set_body_count(static_cast<std::uint32_t>(s.world.body_count()));
-  out->set_constraint_count(static_cast<std::uint32_t>(s.world.constraint_count()));
-  out->set_force_count(static_cast<std::uint32_t>(s.world.force_count()));
-  out->set_topology_version(s.changes.version());
-  out->set_overruns(s.overruns);
-  out->set_subscribers(static_cast<std::uint32_t>(subscribers));
-}
-
 }  // namespace linkage::server

@@ -5,6 +5,7 @@
 // topology changes it makes for the streams.
 
 #include "convert/convert.hpp"
+#include "host/describe.hpp"
 #include "host/world_host.hpp"
 #include "linkage/v1/service.pb.h"
 
@@ -56,8 +57,5 @@ Status create_all(State& s, const Defs& defs, const char* field, Create create,
 // Runs `body`; if it fails, puts the world, its names and its change log
 // back as they were, so that a batch is all or nothing.
 Status atomically(State& s, const std::function<Status()>& body);
-
-// The world's settings, counters and limits as the API shows them.
-void describe(const std::string& name, const State& s, int subscribers, v1::World* out);
 
 }  // namespace linkage::server

@@ -29,8 +29,14 @@ grpc::ServerUnaryReactor* on_world(grpc::CallbackServerContext* ctx, Registry& r
     return reactor;
   }
   WorldHost* h = host.get();
-  host->post([reactor, h, fn](WorldHost::State& s) { reactor->Finish(to_grpc(fn(s, *h))); },
-             [reactor, name] { reactor->Finish(world_gone(name)); });
+  host->post(
+      [reactor, h, fn](WorldHost::State& s) {
+        const grpc::Status status = to_grpc(fn(s, *h));
+        // Before the answer: the caller's next GetWorld shows what it did.
+        h->publish_summary(s);
+        reactor->Finish(status);
+      },
+      [reactor, name] { reactor->Finish(world_gone(name)); });
   return reactor;
 }
 

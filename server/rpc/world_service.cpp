@@ -1,6 +1,6 @@
 // WorldService: worlds, their clocks, scenes, batches and state streams.
 #include <cmath>
-#include <thread>
+#include <cstdio>
 
 #include "commands.hpp"
 #include "convert/convert.hpp"
@@ -9,6 +9,7 @@
 #include "on_world.hpp"
 #include "services.hpp"
 #include "state_stream.hpp"
+#include "world_limits.hpp"
 
 namespace linkage::server {
 namespace {
@@ -19,31 +20,29 @@ using grpc::ServerUnaryReactor;
 // The most ticks one Step call may ask for.
 constexpr std::uint32_t kMaxStepTicks = 1000000;
 
+std::string number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", x);
+  return text;
+}
+
+v1::StepEnd step_end_to_proto(StepEnd end) {
+  switch (end) {
+    case StepEnd::done: return v1::STEP_END_DONE;
+    case StepEnd::deadline: return v1::STEP_END_DEADLINE;
+    case StepEnd::resumed: return v1::STEP_END_RESUMED;
+    case StepEnd::halted: return v1::STEP_END_HALTED;
+    case StepEnd::cancelled: break;  // answered with CANCELLED, not a response
+  }
+  return v1::STEP_END_UNSPECIFIED;
+}
+
 // A stream refused before it started.
 class RefusedStream final : public grpc::ServerWriteReactor<v1::Snapshot> {
  public:
   explicit RefusedStream(grpc::Status status) { Finish(std::move(status)); }
   void OnDone() override { delete this; }
 };
-
-Status check_limits(const v1::WorldLimits& asked, const ServerLimits& server, Limits& out) {
-  out = server.world;
-  auto take = [](bool has, int value, int cap, const char* field, int& into) -> Status {
-    if (!has) return ok_status();
-    if (value < 1 || value > cap)
-      return Error{ErrorCode::invalid_argument, std::string("limits.") + field + ": must be 1 to " +
-                                                    std::to_string(cap) + " on this server, got " + std::to_string(value)};
-    into = value;
-    return ok_status();
-  };
-  if (Status s = take(asked.has_max_bodies(), asked.max_bodies(), server.world.max_bodies, "max_bodies", out.max_bodies); !s)
-    return s;
-  if (Status s = take(asked.has_max_constraints(), asked.max_constraints(), server.world.max_constraints,
-                      "max_constraints", out.max_constraints);
-      !s)
-    return s;
-  return take(asked.has_max_forces(), asked.max_forces(), server.world.max_forces, "max_forces", out.max_forces);
-}
 
 // Replaces the world's contents, keeping its clock and subscribers.
 void replace_contents(State& s, World world, Names names, Footprint footprint) {
@@ -66,74 +65,53 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
     };
     Result<WorldSettings> settings = settings_from_proto(req->settings(), defaults_);
     if (!settings) return fail(settings.error());
+    if (Status ok = check_settings(settings.value(), registry_.limits().settings); !ok) return fail(ok.error());
     Result<World> world = World::create(settings.value());
     if (!world) return fail(Error{world.error().code, "settings." + world.error().message});
-    Limits limits;
-    if (Status ok = check_limits(req->limits(), registry_.limits(), limits); !ok) return fail(ok.error());
+    Result<Limits> limits = limits_from_proto(req->limits(), registry_.limits());
+    if (!limits) return fail(limits.error());
     Result<std::shared_ptr<WorldHost>> host =
-        registry_.create(req->name(), std::move(world.value()), Names{}, limits, req->paused());
+        registry_.create(req->name(), std::move(world.value()), Names{}, limits.value(), req->paused());
     if (!host) return fail(host.error());
-    WorldHost* h = host.value().get();
-    h->post([reactor, resp, h](State& s) {
-              describe(h->name(), s, h->subscribers(), resp->mutable_world());
-              reactor->Finish(grpc::Status::OK);
-            },
-            [reactor, name = req->name()] { reactor->Finish(world_gone(name)); });
+    // The new world's summary is its whole description: no need to wait for its thread.
+    *resp->mutable_world() = host.value()->summary();
+    reactor->Finish(grpc::Status::OK);
     return reactor;
   }
 
+  // ListWorlds and GetWorld read the summaries the worlds publish after every
+  // tick and command: they never wait for a world's thread, however busy.
   ServerUnaryReactor* ListWorlds(CallbackServerContext* ctx, const v1::ListWorldsRequest*,
                                  v1::ListWorldsResponse* resp) override {
-    // Each world describes itself on its own thread; the last to answer finishes the call.
-    struct Gather {
-      std::mutex mutex;
-      std::vector<v1::World> worlds;
-      std::size_t waiting = 0;
-    };
+    for (const auto& host : registry_.all()) *resp->add_worlds() = host->summary();  // by name
     ServerUnaryReactor* reactor = ctx->DefaultReactor();
-    const auto hosts = registry_.all();
-    if (hosts.empty()) {
-      reactor->Finish(grpc::Status::OK);
-      return reactor;
-    }
-    auto gather = std::make_shared<Gather>();
-    gather->waiting = hosts.size();
-    auto done = [gather, reactor, resp](std::optional<v1::World> world) {
-      std::lock_guard lock(gather->mutex);
-      if (world) gather->worlds.push_back(std::move(*world));
-      if (--gather->waiting > 0) return;
-      std::sort(gather->worlds.begin(), gather->worlds.end(),
-                [](const v1::World& a, const v1::World& b) { return a.name() < b.name(); });
-      for (v1::World& w : gather->worlds) *resp->add_worlds() = std::move(w);
-      reactor->Finish(grpc::Status::OK);
-    };
-    for (const auto& host : hosts) {
-      WorldHost* h = host.get();
-      h->post(
-          [h, done](State& s) {
-            v1::World w;
-            describe(h->name(), s, h->subscribers(), &w);
-            done(std::move(w));
-          },
-          [done] { done(std::nullopt); });
-    }
+    reactor->Finish(grpc::Status::OK);
     return reactor;
   }
 
   ServerUnaryReactor* GetWorld(CallbackServerContext* ctx, const v1::GetWorldRequest* req,
                                v1::GetWorldResponse* resp) override {
-    return on_world(ctx, registry_, req->world(), [resp](State& s, WorldHost& h) {
-      describe(h.name(), s, h.subscribers(), resp->mutable_world());
-      return ok_status();
-    });
+    ServerUnaryReactor* reactor = ctx->DefaultReactor();
+    std::shared_ptr<WorldHost> host = registry_.find(req->world());
+    if (!host) {
+      reactor->Finish(no_world(req->world()));
+      return reactor;
+    }
+    *resp->mutable_world() = host->summary();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
   }
 
   ServerUnaryReactor* UpdateWorld(CallbackServerContext* ctx, const v1::UpdateWorldRequest* req,
                                   v1::UpdateWorldResponse* resp) override {
-    return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost& h) -> Status {
+    return on_world(ctx, registry_, req->world(), [this, req, resp](State& s, WorldHost& h) -> Status {
       Result<WorldSettings> settings = settings_from_proto(req->settings(), s.world.settings());
       if (!settings) return settings.error();
+      if (Status ok = check_settings(settings.value(), registry_.limits().settings); !ok) return ok;
+      Result<Limits> limits = updated_limits(req->limits(), registry_.limits(), s);
+      if (!limits) return limits.error();
       if (Status ok = s.world.set_settings(settings.value()); !ok) return Error{ok.error().code, "settings." + ok.error().message};
+      s.limits = limits.value();
       s.changes.settings_changed();
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
@@ -143,18 +121,11 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   ServerUnaryReactor* DeleteWorld(CallbackServerContext* ctx, const v1::DeleteWorldRequest* req,
                                   v1::DeleteWorldResponse*) override {
     ServerUnaryReactor* reactor = ctx->DefaultReactor();
-    std::shared_ptr<WorldHost> host = registry_.take(req->world());
-    if (!host) {
-      reactor->Finish(no_world(req->world()));
-      return reactor;
-    }
-    // Stopping joins the world's thread (up to one step): not on a gRPC
-    // thread. The call stays open until then, so shutdown waits for it.
-    std::thread([host = std::move(host), reactor]() mutable {
-      host->stop("world '" + host->name() + "' was deleted");
-      host.reset();
-      reactor->Finish(grpc::Status::OK);
-    }).detach();
+    // Answered at once: the world is gone from the API, its streams have
+    // ended and its waiting calls are answered; its thread ends after the
+    // step it may be in, whatever that step costs.
+    const bool removed = registry_.remove(req->world(), "world " + quote(req->world()) + " was deleted");
+    reactor->Finish(removed ? grpc::Status::OK : no_world(req->world()));
     return reactor;
   }
 
@@ -170,22 +141,51 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
                              v1::ResumeResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [resp](State& s, WorldHost& h) {
       s.paused = false;
+      s.halt = {};  // whatever paused it by itself is history
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
     });
   }
 
   ServerUnaryReactor* Step(CallbackServerContext* ctx, const v1::StepRequest* req, v1::StepResponse* resp) override {
-    return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost& h) -> Status {
-      if (!s.paused)
-        return Error{ErrorCode::failed_precondition, "world '" + h.name() + "' is running; Pause it before stepping it"};
-      if (req->ticks() < 1 || req->ticks() > kMaxStepTicks)
-        return Error{ErrorCode::invalid_argument,
-                     "ticks: must be 1 to " + std::to_string(kMaxStepTicks) + ", got " + std::to_string(req->ticks())};
-      h.advance(s, req->ticks());
-      describe(h.name(), s, h.subscribers(), resp->mutable_world());
-      return ok_status();
-    });
+    ServerUnaryReactor* reactor = ctx->DefaultReactor();
+    if (req->ticks() < 1 || req->ticks() > kMaxStepTicks) {
+      reactor->Finish({grpc::StatusCode::INVALID_ARGUMENT, "ticks: must be 1 to " + std::to_string(kMaxStepTicks) +
+                                                               ", got " + std::to_string(req->ticks())});
+      return reactor;
+    }
+    std::shared_ptr<WorldHost> host = registry_.find(req->world());
+    if (!host) {
+      reactor->Finish(no_world(req->world()));
+      return reactor;
+    }
+    // The world's loop runs the ticks one at a time (WorldHost::start_step)
+    // and answers when they are done, or earlier (StepEnd).
+    WorldHost* h = host.get();
+    auto gone = [reactor, name = req->world()] { reactor->Finish(world_gone(name)); };
+    h->post(
+        [ctx, reactor, req, resp, h, gone](State& s) {
+          StepJob job;
+          job.ticks = req->ticks();
+          job.cancelled = [ctx] { return ctx->IsCancelled(); };
+          job.deadline = ctx->deadline();
+          job.finish = [reactor, resp, h](State& s, std::uint32_t done, StepEnd end) {
+            describe(h->name(), s, h->subscribers(), resp->mutable_world());
+            resp->set_ticks(done);
+            resp->set_ended(step_end_to_proto(end));
+            h->publish_summary(s);
+            reactor->Finish(end == StepEnd::cancelled
+                                ? grpc::Status(grpc::StatusCode::CANCELLED,
+                                               "Step cancelled by its caller after " + std::to_string(done) + " ticks")
+                                : grpc::Status::OK);
+          };
+          job.dropped = gone;
+          const Status started = h->start_step(s, std::move(job));
+          h->publish_summary(s);
+          if (!started) reactor->Finish(to_grpc(started));
+        },
+        gone);
+    return reactor;
   }
 
   ServerUnaryReactor* Reset(CallbackServerContext* ctx, const v1::ResetRequest* req, v1::ResetResponse* resp) override {
@@ -209,6 +209,8 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
       const SceneLimits limits{s.limits.max_bodies, s.limits.max_constraints, s.limits.max_forces, s.limits.max_bytes};
       Result<LoadedScene> loaded = load_scene(req->scene(), defaults_, limits);
       if (!loaded) return prefixed(loaded.error(), "scene");
+      if (Status ok = check_settings(loaded.value().world.settings(), registry_.limits().settings, "scene.settings"); !ok)
+        return ok;
       s.reset_point = std::make_shared<State::ResetPoint>(State::ResetPoint{loaded.value().world.save(), loaded.value().names});
       replace_contents(s, std::move(loaded.value().world), std::move(loaded.value().names),
                        std::move(loaded.value().footprint));
@@ -246,9 +248,11 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
     std::shared_ptr<WorldHost> host = registry_.find(req->world());
     if (!host) return new RefusedStream(no_world(req->world()));
     const double asked = req->rate_hz();
-    if (!std::isfinite(asked) || asked < 0.0)
+    const double least = registry_.limits().min_stream_rate;
+    if (!std::isfinite(asked) || asked < 0.0 || (asked > 0.0 && asked < least))
       return new RefusedStream({grpc::StatusCode::INVALID_ARGUMENT,
-                                "rate_hz: must be ≥ 0 (0: every tick), got " + std::to_string(asked)});
+                                "rate_hz: must be 0 (every tick) or at least " + number(least) +
+                                    " Hz on this server (--min-stream-rate), got " + number(asked)});
     if (!registry_.acquire_stream())
       return new RefusedStream({grpc::StatusCode::RESOURCE_EXHAUSTED,
                                 "the server has its maximum of " + std::to_string(registry_.limits().max_streams) +

@@ -66,6 +66,11 @@ TEST_P(MalformedRequests, AreInvalidArgumentWithAMessageAndChangeNothing) {
   InProcessServer server;
   Client c(server.target());
   ASSERT_TRUE(raw_call(c.channel, "/linkage.v1.BodyService/CreateBody", create_body_bytes("first")).ok());
+  // Paused, so that only a request could change what the pictures show.
+  v1::PauseRequest pause;
+  pause.set_world("default");
+  v1::PauseResponse paused;
+  ASSERT_TRUE(c.worlds->Pause(context().get(), pause, &paused).ok());
   const Picture before = picture(c, "default");
 
   const Malformed& m = GetParam();

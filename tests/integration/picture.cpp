@@ -14,7 +14,10 @@ Picture picture(Client& c, const std::string& world) {
   p.forces = c.list_forces(world);
   p.world = c.get_world(world);
   p.world.clear_subscribers();
+  // Timings, not what the world is.
   p.world.clear_overruns();
+  p.world.clear_step_seconds();
+  p.world.clear_busy_seconds();
   if (!p.world.paused()) {
     p.world.clear_tick();
     p.world.clear_time();

@@ -1,86 +1,16 @@
 // The real binary: it starts, serves, and on SIGTERM ends its open streams
 // with a status and exits with 0.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <thread>
 
+#include "child.hpp"
 #include "support.hpp"
-
-extern char** environ;
 
 namespace linkage::itest {
 namespace {
-
-// gRPC's graceful shutdown waits until every client has closed its connection
-// after the server's GOAWAY (or until the server's 5 s drain deadline). An
-// idle synchronous C++ client has no thread reading its socket, and only sees
-// the GOAWAY when its channel's backup poller runs: every 5 s by default.
-// Polling every 100 ms, this test's clients let linkaged exit promptly;
-// without it the test still passes, with linkaged exiting 5 s after SIGTERM.
-// Read at gRPC's initialisation, so set before any channel exists.
-const bool kFastBackupPoll = [] {
-  setenv("GRPC_CLIENT_CHANNEL_BACKUP_POLL_INTERVAL_MS", "100", 0);
-  return true;
-}();
-
-// A port nothing listens on now (the system's choice for a socket bound to port 0).
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd);
-    return 0;
-  }
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
-// linkaged as a child process; killed if a test leaves it running.
-class Child {
- public:
-  explicit Child(std::vector<std::string> args) {
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), environ) != 0) pid_ = -1;
-  }
-  ~Child() {
-    if (pid_ > 0 && !exited_) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  pid_t pid() const { return pid_; }
-  // The exit status once it has exited, within `timeout`; nullopt if it has not.
-  std::optional<int> wait(std::chrono::milliseconds timeout) {
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < until) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        exited_ = true;
-        return status;
-      }
-      std::this_thread::sleep_for(10ms);
-    }
-    return std::nullopt;
-  }
-
- private:
-  pid_t pid_ = -1;
-  bool exited_ = false;
-};
 
 TEST(Shutdown, SigtermEndsOpenStreamsWithAStatusAndExitsCleanly) {
   const int port = free_port();
@@ -91,22 +21,8 @@ TEST(Shutdown, SigtermEndsOpenStreamsWithAStatusAndExitsCleanly) {
                 std::string(LINKAGE_SCENES_DIR) + "/cloth.json"});
   ASSERT_GT(server.pid(), 0) << "cannot start " << LINKAGED;
 
-  // Wait until it answers.
+  ASSERT_TRUE(wait_until_serving(server, target, 10s)) << "linkaged did not answer on " << target << " within 10 s";
   Client client(target);
-  bool up = false;
-  const auto until = std::chrono::steady_clock::now() + 10s;
-  while (!up && std::chrono::steady_clock::now() < until) {
-    v1::GetWorldRequest req;
-    req.set_world("default");
-    v1::GetWorldResponse resp;
-    auto ctx = context(500ms);
-    ctx->set_wait_for_ready(true);
-    up = client.worlds->GetWorld(ctx.get(), req, &resp).ok();
-    if (!up) {
-      ASSERT_FALSE(server.wait(50ms).has_value()) << "linkaged exited at start-up";
-    }
-  }
-  ASSERT_TRUE(up) << "linkaged did not answer on " << target << " within 10 s";
 
   // Two streams, one reading and one that has stopped reading.
   auto reading_ctx = context(20s), stalled_ctx = context(20s);

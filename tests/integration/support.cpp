@@ -99,6 +99,7 @@ InProcessServer::InProcessServer(ServerOptions options) {
   auto host = registry_->create("default", World::create(defaults).value(), server::Names{}, limits.world, false);
   EXPECT_TRUE(host.ok());
   services_ = std::make_unique<server::Services>(*registry_, defaults);
+  grpc::EnableDefaultHealthCheckService(true);  // as serve.cpp does
   grpc::ServerBuilder builder;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
   if (options.max_receive_bytes > 0) builder.SetMaxReceiveMessageSize(options.max_receive_bytes);
