@@ -23,44 +23,82 @@ double* BlockJacobian::add_block(int col, int cols) {
   return values_.data() + offset;
 }
 
-void BlockJacobian::multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
-  y.setZero(rows_);
-  for (const Group& g : groups_) {
-    for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
-      const Block& b = blocks_[k];
-      const double* v = values_.data() + b.values;
-      for (int r = 0; r < g.rows; ++r) {
-        double s = 0.0;
-        for (int c = 0; c < b.cols; ++c) s += v[r * b.cols + c] * x[b.col + c];
-        y[g.row + r] += s;
+namespace {
+
+// Below this many values a product is not worth waking threads for.
+constexpr std::size_t kParallelValues = 4000;
+
+}  // namespace
+
+void BlockJacobian::multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y, const Parallel& parallel) const {
+  y.resize(rows_);
+  const int groups = static_cast<int>(groups_.size());
+  const int useful = values_.size() < kParallelValues ? 1 : groups;
+  parallel.for_parts(useful, [&](int p, int parts) {
+    const auto [first, last] = split(groups, parts, p);
+    for (int gi = first; gi < last; ++gi) {
+      const Group& g = groups_[static_cast<std::size_t>(gi)];
+      for (int r = 0; r < g.rows; ++r) y[g.row + r] = 0.0;
+      for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
+        const Block& b = blocks_[static_cast<std::size_t>(k)];
+        const double* v = values_.data() + b.values;
+        for (int r = 0; r < g.rows; ++r) {
+          double s = 0.0;
+          for (int c = 0; c < b.cols; ++c) s += v[r * b.cols + c] * x[b.col + c];
+          y[g.row + r] += s;
+        }
       }
     }
-  }
+  });
 }
 
-void BlockJacobian::add_transpose_product(const Eigen::VectorXd& l, Eigen::VectorXd& y) const {
-  for (const Group& g : groups_) {
-    for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
-      const Block& b = blocks_[k];
-      const double* v = values_.data() + b.values;
-      for (int r = 0; r < g.rows; ++r) {
-        const double lr = l[g.row + r];
-        for (int c = 0; c < b.cols; ++c) y[b.col + c] += v[r * b.cols + c] * lr;
+void BlockJacobian::add_transpose_product(const Eigen::VectorXd& l, Eigen::VectorXd& y, const Parallel& parallel) const {
+  const int groups = static_cast<int>(groups_.size());
+  auto accumulate = [&](int first, int last, Eigen::VectorXd& into) {
+    for (int gi = first; gi < last; ++gi) {
+      const Group& g = groups_[static_cast<std::size_t>(gi)];
+      for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
+        const Block& b = blocks_[static_cast<std::size_t>(k)];
+        const double* v = values_.data() + b.values;
+        for (int r = 0; r < g.rows; ++r) {
+          const double lr = l[g.row + r];
+          for (int c = 0; c < b.cols; ++c) into[b.col + c] += v[r * b.cols + c] * lr;
+        }
       }
     }
+  };
+  const int useful = values_.size() < kParallelValues ? 1 : groups;
+  if (parallel.count <= 1 || useful <= 1) {
+    accumulate(0, groups, y);
+    return;
   }
+  part_sums_.resize(static_cast<std::size_t>(parallel.count));
+  const int parts = parallel.for_parts(useful, [&](int p, int parts) {
+    Eigen::VectorXd& sum = part_sums_[static_cast<std::size_t>(p)];
+    sum.setZero(cols_);
+    const auto [first, last] = split(groups, parts, p);
+    accumulate(first, last, sum);
+  });
+  for (int p = 0; p < parts; ++p) y += part_sums_[static_cast<std::size_t>(p)];
 }
 
-Eigen::VectorXd BlockJacobian::gram_diagonal(const Eigen::VectorXd& w) const {
-  Eigen::VectorXd d = Eigen::VectorXd::Zero(rows_);
-  for (const Group& g : groups_) {
-    for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
-      const Block& b = blocks_[k];
-      const double* v = values_.data() + b.values;
-      for (int r = 0; r < g.rows; ++r)
-        for (int c = 0; c < b.cols; ++c) d[g.row + r] += v[r * b.cols + c] * v[r * b.cols + c] * w[b.col + c];
+Eigen::VectorXd BlockJacobian::gram_diagonal(const Eigen::VectorXd& w, const Parallel& parallel) const {
+  Eigen::VectorXd d(rows_);
+  const int groups = static_cast<int>(groups_.size());
+  const int useful = values_.size() < kParallelValues ? 1 : groups;
+  parallel.for_parts(useful, [&](int p, int parts) {
+    const auto [first, last] = split(groups, parts, p);
+    for (int gi = first; gi < last; ++gi) {
+      const Group& g = groups_[static_cast<std::size_t>(gi)];
+      for (int r = 0; r < g.rows; ++r) d[g.row + r] = 0.0;
+      for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
+        const Block& b = blocks_[static_cast<std::size_t>(k)];
+        const double* v = values_.data() + b.values;
+        for (int r = 0; r < g.rows; ++r)
+          for (int c = 0; c < b.cols; ++c) d[g.row + r] += v[r * b.cols + c] * v[r * b.cols + c] * w[b.col + c];
+      }
     }
-  }
+  });
   return d;
 }
 

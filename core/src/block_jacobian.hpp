@@ -8,6 +8,8 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
+#include "parallel.hpp"
+
 namespace linkage {
 
 class BlockJacobian {
@@ -37,9 +39,13 @@ class BlockJacobian {
   // The values, to rewrite in place while the layout stays (see evaluate_constraints).
   double* mutable_values() { return values_.data(); }
 
-  void multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;               // y = J x
-  void add_transpose_product(const Eigen::VectorXd& l, Eigen::VectorXd& y) const;  // y += Jᵀ l
-  Eigen::VectorXd gram_diagonal(const Eigen::VectorXd& w) const;                   // diag(J W Jᵀ)
+  // The products split by groups between a world's threads (see
+  // parallel.hpp): rows are written by one part each; Jᵀ l sums each part's
+  // own vector, in part order.
+  void multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y, const Parallel& parallel = {}) const;  // y = J x
+  void add_transpose_product(const Eigen::VectorXd& l, Eigen::VectorXd& y,
+                             const Parallel& parallel = {}) const;  // y += Jᵀ l
+  Eigen::VectorXd gram_diagonal(const Eigen::VectorXd& w, const Parallel& parallel = {}) const;  // diag(J W Jᵀ)
   Eigen::SparseMatrix<double> gram(const Eigen::VectorXd& w) const;                // J W Jᵀ
 
  private:
@@ -47,6 +53,7 @@ class BlockJacobian {
   std::vector<Group> groups_;
   std::vector<Block> blocks_;
   std::vector<double> values_;
+  mutable std::vector<Eigen::VectorXd> part_sums_;  // per part: its share of Jᵀ l
 };
 
 }  // namespace linkage

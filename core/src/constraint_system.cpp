@@ -12,6 +12,9 @@ namespace linkage {
 
 namespace {
 
+// Below this many constraints an evaluation is not worth waking threads for.
+constexpr int kParallelConstraints = 500;
+
 // Where constraint `c`'s blocks go in J: per body end, its first DOF and
 // DOF count (−1, 0: no block, the end cannot move).
 std::array<int, 4> layout_of(const WorldData& d, const ConstraintRecord& c) {
@@ -92,22 +95,24 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
   }
   if (same) {
     double* values = ws.J.mutable_values();
-    int row = 0;
-    for (std::size_t i = 0; i < d.constraints.size(); ++i) {
-      const ConstraintRecord& c = d.constraints[i];
-      Rows rows;
-      evaluate_constraint(c.def, body_view(d, c.body_a, q, v), body_view(d, c.body_b, q, v), t, dim, rows);
-      copy_rows(ws, c, rows, row);
-      const BlockJacobian::Group& g = ws.J.groups()[i];
-      int k = g.first_block;
-      for (int end = 0; end < 2; ++end) {
-        const int body = end == 0 ? c.body_a : c.body_b;
-        if (body < 0 || d.bodies[static_cast<std::size_t>(body)].motion != Motion::dynamic) continue;
-        const BlockJacobian::Block& b = ws.J.block(k++);
-        copy_block(values + b.values, end == 0 ? rows.Ja : rows.Jb, c.rows, b.cols);
+    const int n = static_cast<int>(d.constraints.size());
+    parallel(d).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
+      const auto [first, last] = split(n, parts, p);
+      for (int i = first; i < last; ++i) {
+        const ConstraintRecord& c = d.constraints[static_cast<std::size_t>(i)];
+        const BlockJacobian::Group& g = ws.J.groups()[static_cast<std::size_t>(i)];
+        Rows rows;
+        evaluate_constraint(c.def, body_view(d, c.body_a, q, v), body_view(d, c.body_b, q, v), t, dim, rows);
+        copy_rows(ws, c, rows, g.row);
+        int k = g.first_block;
+        for (int end = 0; end < 2; ++end) {
+          const int body = end == 0 ? c.body_a : c.body_b;
+          if (body < 0 || d.bodies[static_cast<std::size_t>(body)].motion != Motion::dynamic) continue;
+          const BlockJacobian::Block& b = ws.J.block(k++);
+          copy_block(values + b.values, end == 0 ? rows.Ja : rows.Jb, c.rows, b.cols);
+        }
       }
-      row += c.rows;
-    }
+    });
     remember_rows(d, t, q, v);
     return;
   }
@@ -141,7 +146,7 @@ void evaluate_rows(WorldData& d, double t, const Eigen::VectorXd& q, const Eigen
   }
   if (ws.rows_v.size() == v.size() && ws.rows_v == v) return;
   Eigen::VectorXd dv = v - ws.rows_v, jdv;
-  ws.J.multiply(dv, jdv);
+  ws.J.multiply(dv, jdv, parallel(d));
   ws.Cdot += jdv;
   ws.rows_v = v;
 }
@@ -154,26 +159,30 @@ double regularization(const WorldSettings& s) {
 }
 
 void evaluate_errors(WorldData& d, double t, const Eigen::VectorXd& q) {
-  Eigen::VectorXd& C = d.ws.C;
-  d.ws.rows_valid = false;  // C no longer matches the rest of the rows
-  int m = 0;
-  for (const ConstraintRecord& c : d.constraints) m += c.rows;
-  C.resize(m);
-  Rows rows;
-  int row = 0;
-  for (const ConstraintRecord& c : d.constraints) {
-    evaluate_constraint(c.def, body_view(d, c.body_a, q, d.v), body_view(d, c.body_b, q, d.v), t, d.settings.dimension,
-                        rows);
-    for (int r = 0; r < c.rows; ++r) C[row + r] = rows.C[r];
-    row += c.rows;
-  }
+  Workspace& ws = d.ws;
+  ws.rows_valid = false;  // C no longer matches the rest of the rows
+  const int n = static_cast<int>(d.constraints.size());
+  ws.first_row.resize(static_cast<std::size_t>(n) + 1);
+  ws.first_row[0] = 0;
+  for (int i = 0; i < n; ++i) ws.first_row[static_cast<std::size_t>(i) + 1] = ws.first_row[static_cast<std::size_t>(i)] + d.constraints[static_cast<std::size_t>(i)].rows;
+  ws.C.resize(ws.first_row.back());
+  parallel(d).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
+    const auto [first, last] = split(n, parts, p);
+    Rows rows;
+    for (int i = first; i < last; ++i) {
+      const ConstraintRecord& c = d.constraints[static_cast<std::size_t>(i)];
+      evaluate_constraint(c.def, body_view(d, c.body_a, q, d.v), body_view(d, c.body_b, q, d.v), t,
+                          d.settings.dimension, rows);
+      for (int r = 0; r < c.rows; ++r) ws.C[ws.first_row[static_cast<std::size_t>(i)] + r] = rows.C[r];
+    }
+  });
 }
 
 void hold_rows(WorldData& d, const BlockJacobian& J, const std::vector<char>& held) {
   Workspace& ws = d.ws;
   ws.held = held;
   const double relative = regularization(d.settings);
-  if (relative > 0.0) ws.diag = J.gram_diagonal(ws.w);
+  if (relative > 0.0) ws.diag = J.gram_diagonal(ws.w, parallel(d));
   ws.reg.resize(J.rows());
   for (std::size_t i = 0; i < held.size(); ++i)
     ws.reg[static_cast<int>(i)] = held[i] ? 1.0 : relative > 0.0 ? relative * ws.diag[static_cast<int>(i)] : 0.0;
@@ -184,7 +193,7 @@ int prepare_system(WorldData& d) { return prepare_system(d, d.ws.J); }
 int prepare_system(WorldData& d, const BlockJacobian& J) {
   Workspace& ws = d.ws;
   const int m = J.rows();
-  ws.diag = J.gram_diagonal(ws.w);
+  ws.diag = J.gram_diagonal(ws.w, parallel(d));
   ws.reg = regularization(d.settings) * ws.diag;
   ws.held.assign(static_cast<std::size_t>(m), 0);
   ws.fixed.setZero(m);
@@ -286,7 +295,7 @@ SolveStats solve_free_rows(WorldData& d, const SystemView& k, double tolerance, 
 
   auto solve_free = [&](const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda) {
     if (s.solver == LinearSolver::ldlt)
-      return ws.direct.solve(k, rhs, lambda, tolerance, residual, Parallel{&ws.threads, s.threads});
+      return ws.direct.solve(k, rhs, lambda, tolerance, residual);
     return solve_cg(k, rhs, lambda, tolerance, s.solver_max_iterations);
   };
   SolveStats stats = solve_free(ws.rhs, ws.lambda);
@@ -310,7 +319,7 @@ SolveStats solve_free_rows(WorldData& d, const SystemView& k, double tolerance, 
     }
     if (!clamped) break;
     Eigen::VectorXd coupling(m);
-    SystemView{J, ws.w, ws.reg, none}.apply(held_lambda, coupling, ws.dof_scratch);
+    SystemView{J, ws.w, ws.reg, none, k.parallel}.apply(held_lambda, coupling, ws.dof_scratch);
     const Eigen::VectorXd rhs = ws.rhs - coupling;
     for (int i = 0; i < m; ++i)
       if (ws.held[static_cast<std::size_t>(i)]) ws.lambda[i] = 0.0;
@@ -330,13 +339,13 @@ SolveStats solve_system(WorldData& d) { return solve_system(d, d.ws.J, d.setting
 
 SolveStats solve_system(WorldData& d, const BlockJacobian& J, double tolerance, bool residual) {
   Workspace& ws = d.ws;
-  const SystemView k{J, ws.w, ws.reg, ws.held};
+  const SystemView k{J, ws.w, ws.reg, ws.held, parallel(d)};
   const std::vector<char> none;
   const bool has_fixed = ws.fixed.size() == ws.rhs.size() && ws.fixed.any();
   if (has_fixed) {
     // Held rows with a known λ push on the free ones: move that to the right side.
     Eigen::VectorXd coupling(ws.rhs.size());
-    SystemView{J, ws.w, ws.reg, none}.apply(ws.fixed, coupling, ws.dof_scratch);
+    SystemView{J, ws.w, ws.reg, none, k.parallel}.apply(ws.fixed, coupling, ws.dof_scratch);
     ws.rhs -= coupling;
   }
   SolveStats stats = solve_free_rows(d, k, tolerance, residual);

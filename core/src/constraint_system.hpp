@@ -9,6 +9,9 @@
 
 namespace linkage {
 
+// The world's threads, for the solvers and the products with J.
+inline Parallel parallel(WorldData& d) { return Parallel{&d.ws.threads, d.settings.threads}; }
+
 // Every constraint's C, Ċ, J̇q̇, c_tt, bounds and J blocks at (t, q, q̇), in
 // row order. A body that cannot be moved (W = 0) gets no block.
 void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v);

@@ -42,7 +42,7 @@ void accelerations(WorldData& d, double h, double t, const Eigen::VectorXd& q, c
   const int m = ws.J.rows();
   // rhs = −(J̇q̇ + J W Q_a + c_tt + k_s C + k_d Ċ); a velocity row closes its
   // error J q̇ + b at rate 1/h instead.
-  ws.J.multiply(ws.w.cwiseProduct(ws.Qa), ws.rhs);
+  ws.J.multiply(ws.w.cwiseProduct(ws.Qa), ws.rhs, parallel(d));
   ws.rhs += ws.jdot_qdot + ws.c_tt;
   for (int i = 0; i < m; ++i)
     ws.rhs[i] += ws.velocity_row[static_cast<std::size_t>(i)] ? ws.Cdot[i] / h
@@ -57,7 +57,7 @@ void accelerations(WorldData& d, double h, double t, const Eigen::VectorXd& q, c
   scatter_lambda(d, 1.0, weight);
 
   // q̈ = W (Q_a + Jᵀ λ)
-  ws.J.add_transpose_product(ws.lambda, ws.Qa);
+  ws.J.add_transpose_product(ws.lambda, ws.Qa, parallel(d));
   a = ws.w.cwiseProduct(ws.Qa);
   ws.times.solve += seconds_since(start);
 }

@@ -55,7 +55,7 @@ void project(WorldData& d, double h, Eigen::VectorXd& v) {
   record_solve(d, solve_system(d), held);
   mark_free_motors(d, 1.0);
   Eigen::VectorXd dv = Eigen::VectorXd::Zero(v.size());
-  ws.J.add_transpose_product(ws.lambda, dv);
+  ws.J.add_transpose_product(ws.lambda, dv, parallel(d));
   v += ws.w.cwiseProduct(dv);
 }
 

@@ -10,14 +10,18 @@ namespace {
 // How long a worker, or run() waiting for workers, spins before it sleeps:
 // a step's parallel parts come microseconds apart, a wake-up through the
 // kernel takes tens of microseconds.
-constexpr auto kSpin = std::chrono::microseconds(50);
+// Spinning yields the core between checks, so that on a busy machine
+// (other worlds, other processes) a waiting thread does not take it from
+// the thread it waits for.
+constexpr auto kSpin = std::chrono::microseconds(20);
 
 template <class Ready>
 bool spin_until(Ready ready) {
   const auto until = std::chrono::steady_clock::now() + kSpin;
   do {
-    for (int i = 0; i < 64; ++i)
+    for (int i = 0; i < 16; ++i)
       if (ready()) return true;
+    std::this_thread::yield();
   } while (std::chrono::steady_clock::now() < until);
   return ready();
 }

@@ -67,7 +67,7 @@ Eigen::VectorXd correction_for(WorldData& d, const BlockJacobian& J, const Eigen
   ws.lambda.setZero(rhs.size());
   record_solve(d, solve_system(d, J, tolerance, false), 0);
   Eigen::VectorXd dq = Eigen::VectorXd::Zero(d.dof());
-  J.add_transpose_product(ws.lambda, dq);
+  J.add_transpose_product(ws.lambda, dq, parallel(d));
   return ws.w.cwiseProduct(dq);
 }
 

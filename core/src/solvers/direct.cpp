@@ -59,7 +59,7 @@ SystemView DirectSolver::kept(const SystemView& k) {
   if (std::find(removed_.begin(), removed_.end(), 1) == removed_.end()) return k;
   held_.assign(removed_.begin(), removed_.end());
   for (std::size_t i = 0; i < held_.size() && !k.held.empty(); ++i) held_[i] |= k.held[i];
-  return SystemView{k.J, k.w, k.reg, held_};
+  return SystemView{k.J, k.w, k.reg, held_, k.parallel};
 }
 
 bool DirectSolver::factored_for(const SystemView& k) const {
@@ -183,24 +183,24 @@ bool DirectSolver::still_dependent(const SystemView& k) {
     rho[i] = 0.5 + static_cast<double>(state >> 11) * 0x1.0p-53;  // in [0.5, 1.5)
   }
   Eigen::VectorXd g = Eigen::VectorXd::Zero(k.J.cols());
-  k.J.add_transpose_product(rho, g);
+  k.J.add_transpose_product(rho, g, k.parallel);
   const double norm_g = std::sqrt(g.dot(k.w.cwiseProduct(g)));
   if (norm_g == 0.0) return true;
   Eigen::VectorXd mu;
-  k.J.multiply(k.w.cwiseProduct(g), mu);
+  k.J.multiply(k.w.cwiseProduct(g), mu, k.parallel);
   for (int i = 0; i < n; ++i)
     if (held_[static_cast<std::size_t>(i)]) mu[i] = 0.0;
   ldlt_.solve(mu, parallel_);
   Eigen::VectorXd e = g;
   Eigen::VectorXd back = Eigen::VectorXd::Zero(k.J.cols());
-  k.J.add_transpose_product(mu, back);
+  k.J.add_transpose_product(mu, back, k.parallel);
   e -= back;
   return std::sqrt(e.dot(k.w.cwiseProduct(e))) <= kStillDependent * norm_g;
 }
 
 SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda,
-                               double tolerance, bool residual, const Parallel& parallel) {
-  parallel_ = parallel;
+                               double tolerance, bool residual) {
+  parallel_ = k.parallel;
   ++solves;
   SolveStats stats;
   const int n = static_cast<int>(r.size());

@@ -36,7 +36,7 @@ class DirectSolver {
   // Solves K λ = r over the free rows (held and dependent rows: λ = 0).
   // `residual`: measure |r − Kλ| / |r| (else NaN, saving a product with K).
   SolveStats solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance,
-                   bool residual = true, const Parallel& parallel = {});
+                   bool residual = true);
 
   // Forget everything (settings changed).
   void reset();
@@ -77,7 +77,7 @@ class DirectSolver {
   std::vector<char> factored_held_;
   std::vector<char> held_;        // held ∪ removed, for `kept`
   Eigen::VectorXd scratch_;
-  Parallel parallel_;  // the threads of the solve under way
+  Parallel parallel_;  // the threads of the solve under way (the system's)
 };
 
 // Factors K once to count its dependent rows (for the iterative solvers,

@@ -116,6 +116,7 @@ const MultifrontalLdlt::Split& MultifrontalLdlt::split_for(int parts) {
 }
 
 void MultifrontalLdlt::factor(const SystemView& k, const Parallel& parallel) {
+  any_held_ = std::find(k.held.begin(), k.held.end(), 1) != k.held.end();
   updates_.resize(plan_.update_values);
   const std::size_t front = static_cast<std::size_t>(plan_.max_size) * static_cast<std::size_t>(plan_.max_size);
   front_.resize(front);
@@ -142,10 +143,23 @@ void MultifrontalLdlt::factor(const SystemView& k, const Parallel& parallel) {
 }
 
 void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std::vector<int>& dependent) {
+  // Most fronts of a tree are tiny (a chain's hold two rows): their size as a
+  // constant lets the compiler unroll every loop below.
+  switch (plan_.supers[static_cast<std::size_t>(si)].size) {
+    case 1: return factor_front<1>(si, k, f, dependent);
+    case 2: return factor_front<2>(si, k, f, dependent);
+    case 3: return factor_front<3>(si, k, f, dependent);
+    case 4: return factor_front<4>(si, k, f, dependent);
+    default: return factor_front<0>(si, k, f, dependent);
+  }
+}
+
+template <int N>
+void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std::vector<int>& dependent) {
   const FrontPlan::Super& s = plan_.supers[static_cast<std::size_t>(si)];
-  const int n = s.size, p = s.pivots;
+  const int n = N > 0 ? N : s.size, p = s.pivots;
   const int* index = plan_.index.data() + s.index;
-  std::fill(f, f + static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0.0);
+  for (int x = 0; x < n * n; ++x) f[x] = 0.0;
 
   // K's own entries: B_j W B_iᵀ for every pair of blocks on one body.
   const double* jv = k.J.values();
@@ -153,19 +167,28 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
   for (int x = s.products; x < s.products + s.product_count; ++x) {
     const FrontPlan::Product& pr = plan_.products[static_cast<std::size_t>(x)];
     const double* wb = w + pr.w;
+    const int cols = pr.cols;
+    if (pr.size_i == 1 && pr.size_j == 1) {  // two one-row constraints (rods, most often)
+      const double* ri = jv + pr.values_i + pr.rows_i[0] * cols;
+      const double* rj = jv + pr.values_j + pr.rows_j[0] * cols;
+      double sum = rj[0] * wb[0] * ri[0] + rj[1] * wb[1] * ri[1];
+      if (cols == 3) sum += rj[2] * wb[2] * ri[2];
+      f[pr.dest] += sum;
+      continue;
+    }
     for (int c = 0; c < pr.size_i; ++c) {
-      const double* ri = jv + pr.values_i + pr.rows_i[c] * pr.cols;
+      const double* ri = jv + pr.values_i + pr.rows_i[c] * cols;
       double* to = f + pr.dest + c * n;
       for (int a = pr.diagonal ? c : 0; a < pr.size_j; ++a) {
-        const double* rj = jv + pr.values_j + pr.rows_j[a] * pr.cols;
-        double sum = 0.0;
-        for (int d = 0; d < pr.cols; ++d) sum += rj[d] * wb[d] * ri[d];
+        const double* rj = jv + pr.values_j + pr.rows_j[a] * cols;
+        double sum = rj[0] * wb[0] * ri[0] + rj[1] * wb[1] * ri[1];  // every block has 2 or 3 DOF
+        if (cols == 3) sum += rj[2] * wb[2] * ri[2];
         to[a] += sum;
       }
     }
   }
   // Held rows are identity rows: nothing couples to them.
-  if (!k.held.empty()) {
+  if (any_held_) {
     for (int x = 0; x < n; ++x) {
       if (!k.held[static_cast<std::size_t>(plan_.perm[static_cast<std::size_t>(index[x])])]) continue;
       for (int c = 0; c <= x; ++c) f[c * n + x] = 0.0;
@@ -180,7 +203,7 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
     pivot_scale = big_scale.data();
   }
   for (int c = 0; c < p; ++c) {
-    f[c * n + c] += k.reg[plan_.perm[static_cast<std::size_t>(index[c])]];
+    f[c * n + c] += k.reg[plan_.perm[static_cast<std::size_t>(s.first + c)]];
     pivot_scale[c] = f[c * n + c];
   }
 
@@ -207,7 +230,7 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
     if (!(d > kDependentPivot * pivot_scale[c])) {
       inverse[c] = 0.0;
       std::fill(col + c + 1, col + n, 0.0);
-      const int row = plan_.perm[static_cast<std::size_t>(index[c])];
+      const int row = plan_.perm[static_cast<std::size_t>(s.first + c)];
       if (!k.is_held(row)) dependent.push_back(row);
       continue;
     }
@@ -234,10 +257,11 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
   }
 
   double* panel = panels_.data() + s.panel;
-  for (int c = 0; c < p; ++c) std::copy(f + c * n, f + (c + 1) * n, panel + c * n);
+  for (int x = 0; x < p * n; ++x) panel[x] = f[x];
   const int nu = n - p;
   double* update = updates_.data() + s.update;
-  for (int cc = 0; cc < nu; ++cc) std::copy(f + (p + cc) * n + p, f + (p + cc + 1) * n, update + cc * nu);
+  for (int cc = 0; cc < nu; ++cc)
+    for (int rr = cc; rr < nu; ++rr) update[cc * nu + rr] = f[(p + cc) * n + p + rr];
 }
 
 namespace {

@@ -110,6 +110,8 @@ class MultifrontalLdlt {
   };
   const Split& split_for(int parts);
   void factor_front(int s, const SystemView& k, double* front, std::vector<int>& dependent);
+  template <int N>  // the front's size, or 0: any
+  void factor_front(int s, const SystemView& k, double* front, std::vector<int>& dependent);
 
   ConstraintGraph graph_;
   Elimination elimination_;
@@ -120,6 +122,7 @@ class MultifrontalLdlt {
   std::vector<double> inverse_pivot_;  // per place in elimination order: 1/d, 0 for a dependent or held row
   std::vector<double> front_;    // one front being factored
   std::vector<int> dependent_;
+  bool any_held_ = false;  // of the factorization under way
   Split split_;
   std::vector<std::vector<double>> part_fronts_;   // per part: its front scratch
   std::vector<std::vector<int>> part_dependent_;   // per part: dependent rows found

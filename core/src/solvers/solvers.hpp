@@ -17,6 +17,7 @@ struct SystemView {
   const Eigen::VectorXd& w;    // W, per DOF
   const Eigen::VectorXd& reg;  // added to K's diagonal, per row
   const std::vector<char>& held;  // per row; empty: none held
+  Parallel parallel = {};          // the threads products with J may share
 
   bool is_held(int row) const { return !held.empty() && held[row]; }
   // y = K x over the free rows (held rows of x read as 0, of y come out 0).
