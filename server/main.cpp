@@ -48,6 +48,9 @@ int main(int argc, char** argv) {
   option("--max-iterations", serve.limits.settings.max_iterations,
          "the most iterations any solver or projection setting of a world may ask for")
       ->check(CLI::Range(1, 1000000));
+  option("--max-threads", serve.limits.settings.max_threads,
+         "the most threads one world may step with (its settings' threads)")
+      ->check(CLI::Range(1, 64));
   option("--watchdog-factor", serve.limits.world.watchdog.factor,
          "a running world's step overruns when it takes longer than this times its tick period")
       ->check(CLI::Range(1.0, 1e6));

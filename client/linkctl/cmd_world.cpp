@@ -14,8 +14,9 @@ namespace {
 // are sent, so an update changes just those.
 struct SettingsFlags {
   int dimension = 2, substeps = 1, solver_max_iterations = 0, velocity_iterations = 0, position_iterations = 0;
+  int threads = 1;
   double tick_rate = 60, feedback_stiffness = 0, feedback_damping = 0, solver_tolerance = 0, baumgarte = 0;
-  std::string gravity, dynamics, integrator, solver, project;
+  std::string gravity, dynamics, integrator, solver, project, projection, preset;
 
   void add(CLI::App* app) {
     app->add_option("--dimension", dimension, "2 or 3 (fixed once the world holds bodies)");
@@ -33,6 +34,9 @@ struct SettingsFlags {
     app->add_option("--velocity-iterations", velocity_iterations, "sequential impulses' velocity sweeps");
     app->add_option("--position-iterations", position_iterations, "sequential impulses' position sweeps");
     app->add_option("--project", project, "none | positions | velocities | both (SHAKE / RATTLE)");
+    app->add_option("--projection", projection, "shake | nearest (how positions are projected)");
+    app->add_option("--preset", preset, "exact: every constraint exact at each tick (the fields given beside it win)");
+    app->add_option("--threads", threads, "threads that step the world (default 1)");
   }
 
   lc::WorldSettings get(const CLI::App* app) const {
@@ -58,7 +62,40 @@ struct SettingsFlags {
       s.project_positions = project == "positions" || project == "both";
       s.project_velocities = project == "velocities" || project == "both";
     }
+    if (given("--projection")) {
+      if (projection != "shake" && projection != "nearest")
+        bad_flag("--projection: '" + projection + "' is not one of shake, nearest");
+      s.projection = projection == "shake" ? lc::Projection::shake : lc::Projection::nearest;
+    }
+    if (given("--preset")) {
+      if (preset != "exact") bad_flag("--preset: '" + preset + "' is not exact");
+      s.preset = lc::Preset::exact;
+    }
+    if (given("--threads")) s.threads = threads;
     return s;
+  }
+};
+
+// The limits flags of `world create` and `world update`; only flags given are sent.
+struct LimitsFlags {
+  int max_bodies = 0, max_constraints = 0, max_forces = 0;
+  double max_error = 0;
+
+  void add(CLI::App* app) {
+    app->add_option("--max-bodies", max_bodies, "this world's cap (default: the server's)");
+    app->add_option("--max-constraints", max_constraints, "this world's cap");
+    app->add_option("--max-forces", max_forces, "this world's cap");
+    app->add_option("--max-error", max_error,
+                    "the largest constraint error (m or rad) before the server pauses the world as diverged; 0: none");
+  }
+
+  lc::WorldLimits get(const CLI::App* app) const {
+    lc::WorldLimits l;
+    if (app->count("--max-bodies")) l.max_bodies = max_bodies;
+    if (app->count("--max-constraints")) l.max_constraints = max_constraints;
+    if (app->count("--max-forces")) l.max_forces = max_forces;
+    if (app->count("--max-error")) l.max_error = max_error;
+    return l;
   }
 };
 
@@ -71,8 +108,8 @@ void world_commands(CLI::App& app, Context& ctx) {
   struct Create {
     std::string name;
     SettingsFlags settings;
+    LimitsFlags limits;
     bool paused = false;
-    int max_bodies = 0, max_constraints = 0, max_forces = 0;
   };
   auto c = std::make_shared<Create>();
   CLI::App* create = command(*world, "create", "Create an empty world (running unless --paused)",
@@ -81,14 +118,10 @@ void world_commands(CLI::App& app, Context& ctx) {
   create->add_option("name", c->name, "letters, digits, '-', '_', '.'")->required();
   c->settings.add(create);
   create->add_flag("--paused", c->paused, "create it paused (step it with `linkctl step`)");
-  create->add_option("--max-bodies", c->max_bodies, "this world's cap (default: the server's)");
-  create->add_option("--max-constraints", c->max_constraints, "this world's cap");
-  create->add_option("--max-forces", c->max_forces, "this world's cap");
+  c->limits.add(create);
   create->callback([&ctx, c, create] {
-    lc::CreateWorldOptions options{.settings = c->settings.get(create), .limits = {}, .paused = c->paused};
-    if (create->count("--max-bodies")) options.limits.max_bodies = c->max_bodies;
-    if (create->count("--max-constraints")) options.limits.max_constraints = c->max_constraints;
-    if (create->count("--max-forces")) options.limits.max_forces = c->max_forces;
+    const lc::CreateWorldOptions options{
+        .settings = c->settings.get(create), .limits = c->limits.get(create), .paused = c->paused};
     const v1::World w = must(ctx.client().create_world(c->name, options));
     print_world_line(ctx, "created", w);
   });
@@ -122,15 +155,19 @@ void world_commands(CLI::App& app, Context& ctx) {
   struct Update {
     std::string name;
     SettingsFlags settings;
+    LimitsFlags limits;
   };
   auto u = std::make_shared<Update>();
-  CLI::App* update = command(*world, "update", "Change settings live; flags not given keep their values",
+  CLI::App* update = command(*world, "update", "Change settings and limits live; flags not given keep their values",
                              "  linkctl world update lab --solver gs --substeps 4\n"
-                             "  linkctl --world lab world update --gravity 0,-1.62");
+                             "  linkctl --world lab world update --gravity 0,-1.62\n"
+                             "  linkctl world update lab --max-error 0.01");
   update->add_option("name", u->name, "the world (default: --world)");
   u->settings.add(update);
+  u->limits.add(update);
   update->callback([&ctx, u, update] {
-    const v1::World w = must(ctx.client().update_world(u->name.empty() ? ctx.world : u->name, u->settings.get(update)));
+    const v1::World w = must(ctx.client().update_world(u->name.empty() ? ctx.world : u->name, u->settings.get(update),
+                                                       u->limits.get(update)));
     print_world_line(ctx, "updated", w);
   });
 
@@ -152,10 +189,19 @@ void control_commands(CLI::App& app, Context& ctx) {
   command(app, "resume", "Start the world's clock again", "  linkctl resume")
       ->callback([&ctx] { print_world_line(ctx, "resumed", must(ctx.client().resume(ctx.world))); });
   auto ticks = std::make_shared<std::uint32_t>(1);
-  CLI::App* step = command(app, "step", "Step a paused world by N ticks (default 1)", "  linkctl pause\n  linkctl step 10");
-  step->add_option("ticks", *ticks, "ticks, ≥ 1")->check(CLI::Range(1u, 1000000u));
+  CLI::App* step = command(app, "step",
+                           "Step a paused world by N ticks (default 1); with --timeout, as many as fit in it",
+                           "  linkctl pause\n  linkctl step 10\n  linkctl --timeout 2 step 1000000");
+  step->add_option("ticks", *ticks, "ticks, 1 to 1000000")->check(CLI::Range(1u, 1000000u));
   step->callback([&ctx, ticks] {
-    print_world_line(ctx, "stepped " + std::to_string(*ticks), must(ctx.client().step(ctx.world, *ticks)));
+    const v1::StepResponse r = must(ctx.client().step(ctx.world, *ticks));
+    if (ctx.json) {
+      print_json(r);
+      return;
+    }
+    std::string what = "stepped " + std::to_string(r.ticks());
+    if (r.ticks() != *ticks) what += " of " + std::to_string(*ticks) + " ticks (" + step_end_text(r.ended()) + ")";
+    print_world_line(ctx, what, r.world());
   });
   command(app, "reset", "Put the world back to the last scene loaded into it (or empty)", "  linkctl reset")
       ->callback([&ctx] { print_world_line(ctx, "reset", must(ctx.client().reset(ctx.world))); });
@@ -246,10 +292,11 @@ void stats_command(CLI::App& app, Context& ctx) {
       std::cout << out << "}\n";
       return;
     }
-    std::cout << "world " << w.name() << (w.paused() ? " (paused)" : " (running)") << ": tick " << w.tick()
-              << ", t = " << num(w.time()) << " s, " << w.body_count() << " bodies, " << w.constraint_count()
-              << " constraints, " << w.force_count() << " forces, " << w.subscribers() << " subscriber(s), "
-              << w.overruns() << " overrun(s)\n";
+    std::cout << "world " << w.name() << " (" << world_state(w) << "): tick " << w.tick() << ", t = " << num(w.time())
+              << " s, " << w.body_count() << " bodies, " << w.constraint_count() << " constraints, " << w.force_count()
+              << " forces, " << w.subscribers() << " subscriber(s), " << w.overruns() << " overrun(s), "
+              << w.watchdog_halts() << " watchdog halt(s), " << w.divergences() << " divergence(s)\n";
+    if (w.has_halt()) std::cout << "  " << w.halt().message() << "\n";
     if (!frame) {
       std::cout << "no frame within " << num(*wait) << " s: no diagnostics\n";
       return;

@@ -192,6 +192,11 @@ bool all_zero_bits(const Vec3& v) {
 Result<WorldSettings> settings_from_proto(const v1::WorldSettings& p, const WorldSettings& base,
                                           std::string_view path) {
   WorldSettings s = base;
+  switch (p.preset()) {
+    case v1::PRESET_UNSPECIFIED: break;
+    case v1::PRESET_EXACT: s = with_preset(Preset::exact, s); break;
+    default: return unknown_enum(path, "preset", p.preset());
+  }
   if (p.has_dimension()) s.dimension = p.dimension();
   if (p.has_gravity()) s.gravity = vec_from_proto(p.gravity());
   if (p.has_tick_rate()) {
@@ -238,6 +243,16 @@ Result<WorldSettings> settings_from_proto(const v1::WorldSettings& p, const Worl
   if (p.has_project_velocities()) s.project_velocities = p.project_velocities();
   if (p.has_projection_tolerance()) s.projection_tolerance = p.projection_tolerance();
   if (p.has_projection_max_iterations()) s.projection_max_iterations = p.projection_max_iterations();
+  switch (p.projection()) {
+    case v1::PROJECTION_UNSPECIFIED: break;
+    case v1::PROJECTION_SHAKE: s.projection = Projection::shake; break;
+    case v1::PROJECTION_NEAREST: s.projection = Projection::nearest; break;
+    default: return unknown_enum(path, "projection", p.projection());
+  }
+  if (p.has_threads()) s.threads = p.threads();
+  if (p.has_max_translation()) s.max_translation = p.max_translation();
+  if (p.has_max_rotation()) s.max_rotation = p.max_rotation();
+  if (p.has_max_correction()) s.max_correction = p.max_correction();
   return s;
 }
 
@@ -274,6 +289,11 @@ void settings_to_proto(const WorldSettings& s, v1::WorldSettings* out) {
   out->set_project_velocities(s.project_velocities);
   out->set_projection_tolerance(s.projection_tolerance);
   out->set_projection_max_iterations(s.projection_max_iterations);
+  out->set_projection(s.projection == Projection::nearest ? v1::PROJECTION_NEAREST : v1::PROJECTION_SHAKE);
+  out->set_threads(s.threads);
+  out->set_max_translation(s.max_translation);
+  out->set_max_rotation(s.max_rotation);
+  out->set_max_correction(s.max_correction);
 }
 
 // --- bodies ---

@@ -27,6 +27,13 @@ void fill_diagnostics(const WorldHost::State& s, v1::Diagnostics* out) {
   out->set_projection_iterations(d.projection_iterations);
   out->set_step_seconds(d.step_seconds);
   out->set_overruns(s.overruns);
+  out->set_projection_capped(d.projection_capped);
+  out->set_projection_error(d.projection_error);
+  // The core's SolverPath in proto order, UNSPECIFIED for none.
+  out->set_solver_path(static_cast<v1::SolverPath>(static_cast<int>(d.solver_path)));
+  out->set_factorizations(d.factorizations);
+  out->set_solves(d.solves);
+  out->set_pcg_iterations(d.pcg_iterations);
 }
 
 }  // namespace

@@ -44,6 +44,9 @@ Status check_settings(const WorldSettings& s, const SettingsPolicy& policy, std:
     if (cap.value > policy.max_iterations)
       return invalid_argument(at + cap.name + ": must be at most " + std::to_string(policy.max_iterations) +
                               " on this server (--max-iterations), got " + std::to_string(cap.value));
+  if (s.threads > policy.max_threads)
+    return invalid_argument(at + "threads: must be at most " + std::to_string(policy.max_threads) +
+                            " on this server (--max-threads), got " + std::to_string(s.threads));
   return ok_status();
 }
 
@@ -53,6 +56,8 @@ Status check_policy(const SettingsPolicy& p) {
                             number(p.min_tick_rate) + " and " + number(p.max_tick_rate));
   if (p.max_iterations < 1 || p.max_iterations > 1000000)
     return invalid_argument("--max-iterations: must be 1 to 1000000, got " + std::to_string(p.max_iterations));
+  if (p.max_threads < 1 || p.max_threads > 64)
+    return invalid_argument("--max-threads: must be 1 to 64, got " + std::to_string(p.max_threads));
   return ok_status();
 }
 

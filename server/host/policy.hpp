@@ -20,6 +20,9 @@ struct SettingsPolicy {
   // projection_max_iterations, velocity, position and relax iterations): with
   // the engine's 1000 substeps, what bounds the work of one step.
   int max_iterations = 10000;
+  // Threads one world may step with (WorldSettings::threads): more than the
+  // machine's cores only wait on each other.
+  int max_threads = 2;
 };
 
 // The range a tick rate flag or field may take: the engine's, as convert's

@@ -117,6 +117,12 @@ v1::WorldSettings to_proto(const WorldSettings& s) {
   if (s.project_velocities) m.set_project_velocities(*s.project_velocities);
   if (s.projection_tolerance) m.set_projection_tolerance(*s.projection_tolerance);
   if (s.projection_max_iterations) m.set_projection_max_iterations(*s.projection_max_iterations);
+  if (s.preset) m.set_preset(static_cast<v1::Preset>(static_cast<int>(*s.preset) + 1));
+  if (s.projection) m.set_projection(static_cast<v1::Projection>(static_cast<int>(*s.projection) + 1));
+  if (s.threads) m.set_threads(*s.threads);
+  if (s.max_translation) m.set_max_translation(*s.max_translation);
+  if (s.max_rotation) m.set_max_rotation(*s.max_rotation);
+  if (s.max_correction) m.set_max_correction(*s.max_correction);
   return m;
 }
 
@@ -125,6 +131,7 @@ v1::WorldLimits to_proto(const WorldLimits& l) {
   if (l.max_bodies) m.set_max_bodies(*l.max_bodies);
   if (l.max_constraints) m.set_max_constraints(*l.max_constraints);
   if (l.max_forces) m.set_max_forces(*l.max_forces);
+  if (l.max_error) m.set_max_error(*l.max_error);
   return m;
 }
 

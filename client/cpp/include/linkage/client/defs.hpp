@@ -84,6 +84,8 @@ struct BodyDef {
 enum class Dynamics { force_based, velocity_projection, sequential_impulses };
 enum class Integrator { explicit_euler, semi_implicit_euler, midpoint, rk4, velocity_verlet };
 enum class LinearSolver { conjugate_gradient, ldlt, gauss_seidel };
+enum class Projection { shake, nearest };
+enum class Preset { exact };
 
 // Every field optional: unset keeps the server's default (on create) or the
 // world's current value (on update). Defaults are the core's (README table).
@@ -109,11 +111,20 @@ struct WorldSettings {
   std::optional<bool> project_velocities{};     // RATTLE
   std::optional<double> projection_tolerance{};
   std::optional<int> projection_max_iterations{};
+  std::optional<Preset> preset{};               // applied first; the fields set beside it win
+  std::optional<Projection> projection{};       // shake
+  std::optional<int> threads{};                 // 1
+  std::optional<double> max_translation{};      // m per step, sequential impulses; 2
+  std::optional<double> max_rotation{};         // rad per step; π/2
+  std::optional<double> max_correction{};       // m or rad per position iteration; 0.2
 };
 
 // Per-world caps; unset: the server's flags.
 struct WorldLimits {
   std::optional<int> max_bodies{}, max_constraints{}, max_forces{};
+  // The largest constraint error (m or rad) before the server pauses the
+  // world as diverged; 0: no bound.
+  std::optional<double> max_error{};
 };
 
 }  // namespace linkage::client
