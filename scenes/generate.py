@@ -53,21 +53,14 @@ def rk4(substeps=8):
     }
 
 
-# The impulse family's global velocity solve, then SHAKE (positions) and
-# RATTLE (velocities) after every substep: constraint error at the
-# projection tolerance whatever the stiffness of the scene.
-def projected(substeps=2, tolerance=1e-10):
-    return {
-        "tick_rate": 60,
-        "substeps": substeps,
-        "dynamics": "DYNAMICS_VELOCITY_PROJECTION",
-        "integrator": "INTEGRATOR_SEMI_IMPLICIT_EULER",
-        "solver": "LINEAR_SOLVER_LDLT",
-        "baumgarte": 0.0,
-        "project_positions": True,
-        "project_velocities": True,
-        "projection_tolerance": tolerance,
-    }
+# The exact preset: every constraint exact at each tick (velocity projection,
+# the direct solver, Gauss-Newton projection to the nearest point, RATTLE),
+# stable at 60 Hz without substeps; substeps where a scene's springs need them.
+def exact(substeps=1):
+    settings = {"tick_rate": 60, "preset": "PRESET_EXACT"}
+    if substeps > 1:
+        settings["substeps"] = substeps
+    return settings
 
 
 # --- building blocks -----------------------------------------------------------
@@ -352,13 +345,13 @@ def main():
     scenes["double_pendulum.json"] = s
 
     s = Scene("Chain", "Twenty 0.1 kg links on 0.1 m rods, hooked to a fixed point and let go "
-              "level: the free end whips.", projected(substeps=4))
+              "level: the free end whips.", exact())
     chain(s, 20)
     scenes["chain.json"] = s
 
     s = Scene("Cloth", "A 12 x 12 net of particles and rods hung by its two top corners, 1 m "
               "apart across a 1.1 m row so that the top sags rather than being pulled straight.",
-              projected(substeps=2))
+              exact())
     cloth(s, 12)
     scenes["cloth.json"] = s
 
@@ -384,7 +377,7 @@ def main():
 
     s = Scene("Springs versus rods", "Two ten-link chains let go side by side: one of rods "
               "(exact constraints), one of stiff springs (the penalty method) that stretches "
-              "and rings.", projected(substeps=4))
+              "and rings.", exact(substeps=4))
     springs_vs_rods(s)
     scenes["springs_vs_rods.json"] = s
 
@@ -400,7 +393,7 @@ def main():
     s = Scene("Pendulums in 3D", "A spherical pendulum on its conical orbit (40 degrees, period "
               "2 pi sqrt(L cos(theta) / g) = 1.76 s) and a 15-link chain thrown sideways: "
               "particles in a 3D world, shown with an orbit camera.",
-              {"dimension": 3, **projected(substeps=4)})
+              {"dimension": 3, **exact()})
     whirling_3d(s)
     scenes["pendulums_3d.json"] = s
 
