@@ -21,6 +21,7 @@ void draw(const v1::Snapshot& frame, const lc::WorldMirror& mirror, bool termina
   std::cout << "world " << frame.world() << (frame.paused() ? " (paused)" : "") << "  tick " << frame.tick()
             << "  t = " << num(frame.time()) << " s  bodies " << frame.body_index_size() << "  constraints "
             << mirror.constraints().size() << "  topology v" << frame.topology_version() << "\n";
+  if (frame.has_halt()) std::cout << "halted: " << frame.halt().message() << "\n";
   if (frame.has_diagnostics()) {
     const v1::Diagnostics& d = frame.diagnostics();
     std::cout << "max |C| " << num(d.max_error()) << "  energy "

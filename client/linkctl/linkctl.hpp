@@ -78,6 +78,10 @@ std::string num(double value);  // compact: "1", "0.25", "1.5e-08"
 // Fixed-width columns: every row as wide as the widest cell.
 void print_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
 void print_world(const v1::World& world);
+// "running", "paused", or "halted (diverged)" for a world the server paused by itself.
+std::string world_state(const v1::World& world);
+// Why a Step ended early: "the deadline came", "the world was resumed", ...
+std::string step_end_text(v1::StepEnd end);
 void print_worlds(const std::vector<v1::World>& worlds);
 void print_bodies(const std::vector<v1::Body>& bodies);
 void print_constraints(const std::vector<v1::Constraint>& constraints);

@@ -145,15 +145,34 @@ std::string constraint_type(const v1::ConstraintDef& d) {
   }
 }
 
+std::string world_state(const v1::World& w) {
+  switch (w.halt().reason()) {
+    case v1::HALT_REASON_WATCHDOG: return "halted (watchdog)";
+    case v1::HALT_REASON_DIVERGED: return "halted (diverged)";
+    default: return w.paused() ? "paused" : "running";
+  }
+}
+
+std::string step_end_text(v1::StepEnd end) {
+  switch (end) {
+    case v1::STEP_END_DEADLINE: return "the call's deadline came";
+    case v1::STEP_END_RESUMED: return "the world was resumed";
+    case v1::STEP_END_HALTED: return "the world paused itself";
+    default: return "done";
+  }
+}
+
 void print_world(const v1::World& w) {
   const v1::WorldSettings& s = w.settings();
-  std::cout << "world:        " << w.name() << (w.paused() ? " (paused)" : " (running)") << "\n"
-            << "tick:         " << w.tick() << " (t = " << num(w.time()) << " s)\n"
+  std::cout << "world:        " << w.name() << " (" << world_state(w) << ")\n";
+  if (w.has_halt()) std::cout << "halted:       " << w.halt().message() << "\n";
+  std::cout << "tick:         " << w.tick() << " (t = " << num(w.time()) << " s)\n"
             << "bodies:       " << w.body_count() << "\n"
             << "constraints:  " << w.constraint_count() << "\n"
             << "forces:       " << w.force_count() << "\n"
             << "topology:     version " << w.topology_version() << "\n"
-            << "overruns:     " << w.overruns() << "\n"
+            << "overruns:     " << w.overruns() << " (last step " << num(w.step_seconds() * 1000.0) << " ms)\n"
+            << "halts:        " << w.watchdog_halts() << " by the watchdog, " << w.divergences() << " diverged\n"
             << "subscribers:  " << w.subscribers() << "\n"
             << "dimension:    " << s.dimension() << "\n"
             << "gravity:      " << vec_text(s.gravity()) << " m/s²\n"
@@ -167,13 +186,14 @@ void print_world(const v1::World& w) {
             << "projection:   positions " << (s.project_positions() ? "on" : "off") << ", velocities "
             << (s.project_velocities() ? "on" : "off") << "\n"
             << "limits:       " << w.limits().max_bodies() << " bodies, " << w.limits().max_constraints()
-            << " constraints, " << w.limits().max_forces() << " forces\n";
+            << " constraints, " << w.limits().max_forces() << " forces, max error "
+            << (w.limits().max_error() > 0.0 ? num(w.limits().max_error()) : "none") << "\n";
 }
 
 void print_worlds(const std::vector<v1::World>& worlds) {
   std::vector<std::vector<std::string>> rows;
   for (const v1::World& w : worlds)
-    rows.push_back({w.name(), w.paused() ? "paused" : "running", std::to_string(w.tick()), num(w.time()),
+    rows.push_back({w.name(), world_state(w), std::to_string(w.tick()), num(w.time()),
                     std::to_string(w.settings().dimension()), std::to_string(w.body_count()),
                     std::to_string(w.constraint_count()), std::to_string(w.force_count()),
                     integrator_name(w.settings().integrator()), solver_name(w.settings().solver()),
@@ -241,7 +261,7 @@ void print_world_line(Context& ctx, const std::string& what, const v1::World& w)
     *r.mutable_world() = w;
     print_json(r);
   } else {
-    std::cout << "world " << w.name() << ": " << what << ", " << (w.paused() ? "paused" : "running") << " at tick "
+    std::cout << "world " << w.name() << ": " << what << ", " << world_state(w) << " at tick "
               << w.tick() << " (t = " << num(w.time()) << " s), " << w.body_count() << " bodies, "
               << w.constraint_count() << " constraints\n";
   }

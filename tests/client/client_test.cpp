@@ -139,7 +139,11 @@ TEST(ClientHelpers, EveryRpcThroughTypedDefs) {
   EXPECT_TRUE(c.apply_impulse("lab", ImpulseDef{.body = bob, .impulse = {1, 0, 0}}).ok());
   EXPECT_TRUE(c.remove_force("lab", push).ok());
 
-  EXPECT_EQ(c.step("lab", 3)->tick(), 3u);
+  const auto stepped = c.step("lab", 3);
+  ASSERT_TRUE(stepped.ok());
+  EXPECT_EQ(stepped->ticks(), 3u);
+  EXPECT_EQ(stepped->ended(), v1::STEP_END_DONE);
+  EXPECT_EQ(stepped->world().tick(), 3u);
   EXPECT_FALSE(c.resume("lab")->paused());
   EXPECT_TRUE(c.pause("lab")->paused());
   EXPECT_TRUE(c.update_world("lab", {.substeps = 2}).value().settings().substeps() == 2);

@@ -84,10 +84,12 @@ Result<v1::World> Client::get_world(const std::string& world) const {
   return r->world();
 }
 
-Result<v1::World> Client::update_world(const std::string& world, const WorldSettings& settings) const {
+Result<v1::World> Client::update_world(const std::string& world, const WorldSettings& settings,
+                                       const WorldLimits& limits) const {
   v1::UpdateWorldRequest req;
   req.set_world(world);
   *req.mutable_settings() = to_proto(settings);
+  *req.mutable_limits() = to_proto(limits);
   auto r = LINKAGE_CALL(true, worlds_, UpdateWorld, v1::UpdateWorldResponse, req);
   if (!r) return r.error();
   return r->world();
@@ -117,13 +119,11 @@ Result<v1::World> Client::resume(const std::string& world) const {
   return r->world();
 }
 
-Result<v1::World> Client::step(const std::string& world, std::uint32_t ticks) const {
+Result<v1::StepResponse> Client::step(const std::string& world, std::uint32_t ticks) const {
   v1::StepRequest req;
   req.set_world(world);
   req.set_ticks(ticks);
-  auto r = LINKAGE_CALL(false, worlds_, Step, v1::StepResponse, req);
-  if (!r) return r.error();
-  return r->world();
+  return LINKAGE_CALL(false, worlds_, Step, v1::StepResponse, req);
 }
 
 Result<v1::World> Client::reset(const std::string& world) const {

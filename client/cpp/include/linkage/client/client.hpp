@@ -85,12 +85,16 @@ class Client {
   Result<v1::World> create_world(const std::string& name, const CreateWorldOptions& options = {}) const;
   Result<std::vector<v1::World>> list_worlds() const;
   Result<v1::World> get_world(const std::string& world) const;
-  Result<v1::World> update_world(const std::string& world, const WorldSettings& settings) const;
+  // Settings and limits given change; the rest keep their values.
+  Result<v1::World> update_world(const std::string& world, const WorldSettings& settings,
+                                 const WorldLimits& limits = {}) const;
   Status delete_world(const std::string& world) const;
   Result<v1::World> pause(const std::string& world) const;
   Result<v1::World> resume(const std::string& world) const;
-  // Steps a paused world by `ticks` (≥ 1) and answers when they are done.
-  Result<v1::World> step(const std::string& world, std::uint32_t ticks = 1) const;
+  // Steps a paused world by `ticks` (≥ 1) and answers when they are done, or
+  // with fewer (ticks(), and ended() says why) shortly before the call's
+  // deadline, or when the world is resumed or pauses itself.
+  Result<v1::StepResponse> step(const std::string& world, std::uint32_t ticks = 1) const;
   Result<v1::World> reset(const std::string& world) const;
   Result<v1::World> load_scene(const std::string& world, const v1::Scene& scene) const;
   Result<v1::Scene> save_scene(const std::string& world) const;
