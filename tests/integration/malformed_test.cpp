@@ -4,8 +4,12 @@
 // and streams alike, and change nothing.
 #include <grpcpp/generic/generic_stub.h>
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <future>
+#include <sstream>
 
 #include "picture.hpp"
 #include "support.hpp"
@@ -83,6 +87,22 @@ TEST_P(MalformedRequests, AreInvalidArgumentWithAMessageAndChangeNothing) {
 
 INSTANTIATE_TEST_SUITE_P(Server, MalformedRequests, ::testing::ValuesIn(malformed()),
                          [](const ::testing::TestParamInfo<Malformed>& info) { return info.param.name; });
+
+// Fifty malformed requests, ten with a string that is not UTF-8 (for which
+// protobuf would log a line of its own each time), make one log line at most.
+TEST(MalformedLog, AtMostOneLineEveryTenSeconds) {
+  InProcessServer server;
+  Client c(server.target());
+  std::ostringstream log;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+  spdlog::default_logger()->sinks().push_back(sink);
+  for (const Malformed& m : malformed())
+    for (int i = 0; i < 10; ++i)
+      EXPECT_EQ(raw_call(c.channel, m.method, m.bytes).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  spdlog::default_logger()->sinks().pop_back();
+  const std::string text = log.str();
+  EXPECT_LE(std::count(text.begin(), text.end(), '\n'), 1) << text;
+}
 
 TEST(MalformedStream, IsInvalidArgumentWithAMessage) {
   InProcessServer server;

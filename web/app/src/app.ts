@@ -249,7 +249,7 @@ export class App {
       f.world,
       `tick ${f.tick}`,
       `t = ${f.time.toFixed(2)} s`,
-      f.paused ? "paused" : "running",
+      f.halt ? `paused by the server: ${f.halt}` : f.paused ? "paused" : "running",
       count(this.model.bodies.size, "body", "bodies"),
       count(this.model.constraints.size, "constraint", "constraints"),
       count(this.model.springs.size, "spring", "springs"),

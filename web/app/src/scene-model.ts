@@ -8,7 +8,7 @@ import type { Constraint, ConstraintDef } from "@linkage/proto/constraint_pb";
 import type { Force, Spring } from "@linkage/proto/force_pb";
 import type { Snapshot, TopologyChanges } from "@linkage/proto/snapshot_pb";
 import type { Vec3 } from "@linkage/proto/types_pb";
-import type { WorldSettings } from "@linkage/proto/world_pb";
+import { HaltReason, type Halt, type WorldSettings } from "@linkage/proto/world_pb";
 import { idKey, key, refKey, type Key } from "./ids";
 
 export type Shape =
@@ -81,12 +81,20 @@ export interface Frame extends Pose {
   tick: number;
   time: number;
   paused: boolean;
+  // Why the server paused the world by itself ("diverged at tick 35"), if it did.
+  halt?: string;
   topologyVersion: number;
   velocity: number[];
   constraints: Map<Key, RowValues>;
   diagnostics: DiagnosticsSample | null;
   // performance.now() when it arrived, for interpolation.
   receivedAt: number;
+}
+
+export function haltText(h: Halt | undefined): string | undefined {
+  if (!h || h.reason === HaltReason.UNSPECIFIED) return undefined;
+  const why = h.reason === HaltReason.WATCHDOG ? "steps too slow" : "diverged";
+  return `${why} at tick ${h.tick}`;
 }
 
 export function vec(v: Vec3 | undefined): [number, number, number] {
@@ -246,6 +254,7 @@ export class SceneModel {
       tick: Number(s.tick),
       time: s.time,
       paused: s.paused,
+      halt: haltText(s.halt),
       topologyVersion: Number(s.topologyVersion),
       dimension: s.dimension || 2,
       ids,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Motion } from "@linkage/proto/body_pb";
+import { HaltReason } from "@linkage/proto/world_pb";
 import { SceneModel } from "../src/scene-model";
 import { body, distance, pin, snapshot, spring } from "./fixtures";
 
@@ -108,6 +109,15 @@ describe("SceneModel", () => {
     const f = m.apply(snapshot({ diagnostics: { kineticEnergy: 2, gravitationalEnergy: -1, springEnergy: 0.5, maxError: 1e-6, stepSeconds: 0.001, overruns: 3n } }), 0);
     expect(f.diagnostics).toMatchObject({ kinetic: 2, gravitational: -1, spring: 0.5, maxError: 1e-6, stepSeconds: 0.001, overruns: 3 });
     expect(m.apply(snapshot({}), 0).diagnostics).toBeNull();
+  });
+
+  it("says why the server paused the world, while it is halted", () => {
+    const m = new SceneModel();
+    expect(m.apply(snapshot({ paused: true }), 0).halt).toBeUndefined();
+    const halted = m.apply(snapshot({ paused: true, halt: { reason: HaltReason.DIVERGED, tick: 35n, message: "…" } }), 0);
+    expect(halted.halt).toBe("diverged at tick 35");
+    const slow = m.apply(snapshot({ paused: true, halt: { reason: HaltReason.WATCHDOG, tick: 5n } }), 0);
+    expect(slow.halt).toBe("steps too slow at tick 5");
   });
 
   it("keeps the settings a frame carries until another replaces them", () => {
