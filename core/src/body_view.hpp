@@ -1,12 +1,20 @@
 #pragma once
 // Reading one body's state out of the world's q and q̇ vectors.
 
+#include <cmath>
+#include <tuple>
+#include <utility>
+#include <vector>
+
 #include "constraints/constraint.hpp"
 #include "world_data.hpp"
 
 namespace linkage {
 
-inline BodyView body_view(const WorldData& d, int index, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+// `rotation`: each body's (cos θ, sin θ) at q, worked out once for an
+// evaluation of every constraint (a body's anchors are many); empty: here.
+inline BodyView body_view(const WorldData& d, int index, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                          const std::vector<std::pair<double, double>>& rotation = {}) {
   BodyView b;
   if (index < 0) return b;
   const BodyRecord& r = d.bodies[static_cast<std::size_t>(index)];
@@ -19,8 +27,13 @@ inline BodyView body_view(const WorldData& d, int index, const Eigen::VectorXd& 
     b.v[i] = v[r.offset + i];
   }
   if (b.rigid) {
-    b.theta = q[r.offset + 2];
     b.omega = v[r.offset + 2];
+    if (rotation.empty()) {
+      b.turn_to(q[r.offset + 2]);
+    } else {
+      b.theta = q[r.offset + 2];
+      std::tie(b.cos, b.sin) = rotation[static_cast<std::size_t>(index)];
+    }
   }
   return b;
 }

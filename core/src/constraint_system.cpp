@@ -45,6 +45,16 @@ void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int r
   }
 }
 
+// Each rigid body's (cos θ, sin θ) at q, for body_view.
+void rotations(WorldData& d, const Eigen::VectorXd& q) {
+  std::vector<std::pair<double, double>>& out = d.ws.rotation;
+  out.resize(d.bodies.size());
+  for (std::size_t i = 0; i < d.bodies.size(); ++i) {
+    const BodyRecord& r = d.bodies[i];
+    if (r.kind == BodyKind::rigid) out[i] = {std::cos(q[r.offset + 2]), std::sin(q[r.offset + 2])};
+  }
+}
+
 void copy_block(double* out, const Eigen::Matrix3d& block, int rows, int dof) {
   for (int r = 0; r < rows; ++r)
     for (int k = 0; k < dof; ++k) out[r * dof + k] = block(r, k);
@@ -77,6 +87,8 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
   ws.soft_zeta.resize(m);
   const int dim = d.settings.dimension;
 
+  rotations(d, q);
+  const auto& rot = ws.rotation;
   // J keeps its layout while the constraints and the bodies' motions do:
   // then the blocks are written where they are (the common case: every
   // evaluation of a step, and every step until the topology changes).
@@ -102,7 +114,7 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
         const ConstraintRecord& c = d.constraints[static_cast<std::size_t>(i)];
         const BlockJacobian::Group& g = ws.J.groups()[static_cast<std::size_t>(i)];
         Rows rows;
-        evaluate_constraint(c.def, body_view(d, c.body_a, q, v), body_view(d, c.body_b, q, v), t, dim, rows);
+        evaluate_constraint(c.def, body_view(d, c.body_a, q, v, rot), body_view(d, c.body_b, q, v, rot), t, dim, rows);
         copy_rows(ws, c, rows, g.row);
         int k = g.first_block;
         for (int end = 0; end < 2; ++end) {
@@ -121,7 +133,7 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
   int row = 0;
   for (const ConstraintRecord& c : d.constraints) {
     Rows rows;
-    evaluate_constraint(c.def, body_view(d, c.body_a, q, v), body_view(d, c.body_b, q, v), t, dim, rows);
+    evaluate_constraint(c.def, body_view(d, c.body_a, q, v, rot), body_view(d, c.body_b, q, v, rot), t, dim, rows);
     copy_rows(ws, c, rows, row);
     ws.J.begin_group(row, c.rows);
     const std::array<int, 4> l = layout_of(d, c);
@@ -166,12 +178,14 @@ void evaluate_errors(WorldData& d, double t, const Eigen::VectorXd& q) {
   ws.first_row[0] = 0;
   for (int i = 0; i < n; ++i) ws.first_row[static_cast<std::size_t>(i) + 1] = ws.first_row[static_cast<std::size_t>(i)] + d.constraints[static_cast<std::size_t>(i)].rows;
   ws.C.resize(ws.first_row.back());
+  rotations(d, q);
+  const auto& rot = ws.rotation;
   parallel(d).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
     const auto [first, last] = split(n, parts, p);
     Rows rows;
     for (int i = first; i < last; ++i) {
       const ConstraintRecord& c = d.constraints[static_cast<std::size_t>(i)];
-      evaluate_constraint(c.def, body_view(d, c.body_a, q, d.v), body_view(d, c.body_b, q, d.v), t,
+      evaluate_constraint(c.def, body_view(d, c.body_a, q, d.v, rot), body_view(d, c.body_b, q, d.v, rot), t,
                           d.settings.dimension, rows);
       for (int r = 0; r < c.rows; ++r) ws.C[ws.first_row[static_cast<std::size_t>(i)] + r] = rows.C[r];
     }

@@ -30,6 +30,7 @@ struct Workspace {
   Eigen::VectorXd fixed;
   std::vector<char> velocity_row, unilateral_row, held;
   std::vector<int> first_row;  // per constraint (and one past the last): its first row
+  std::vector<std::pair<double, double>> rotation;  // per body: (cos θ, sin θ) of the evaluation under way
   std::vector<char> motor_free;  // per row: a motor at its bound in the step's velocity solve
   // The rows (C, J, Ċ, ...) were evaluated at (rows_t, rows_q) with Ċ at
   // rows_v, for model version rows_model: evaluate_rows reuses them at the

@@ -61,7 +61,7 @@ BodyView random_body(Kind k, int dim, Rng& rng) {
   v.x = random_vec(rng, dim, 2.0);
   v.v = random_vec(rng, dim, 2.0);
   if (v.rigid) {
-    v.theta = uniform(rng, -std::numbers::pi, std::numbers::pi);
+    v.turn_to(uniform(rng, -std::numbers::pi, std::numbers::pi));
     v.omega = uniform(rng, -3.0, 3.0);
   }
   return v;
@@ -72,7 +72,7 @@ BodyId body_id(Kind k, std::uint32_t index) { return k == Kind::world ? BodyId{}
 // DOF k of a body: x, y(, z) for a particle; x, y, θ for a 2D rigid body.
 void nudge(BodyView& v, int k, double h) {
   if (v.rigid && k == 2)
-    v.theta += h;
+    v.turn_to(v.theta + h);
   else
     v.x[k] += h;
 }
@@ -83,7 +83,7 @@ double dof_velocity(const BodyView& v, int k) { return v.rigid && k == 2 ? v.ome
 BodyView advance(BodyView v, double h) {
   if (!v.exists) return v;
   v.x += h * v.v;
-  if (v.rigid) v.theta += h * v.omega;
+  if (v.rigid) v.turn_to(v.theta + h * v.omega);
   return v;
 }
 

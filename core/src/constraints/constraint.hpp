@@ -6,6 +6,8 @@
 // null id, is a body that does not move) and fills Rows: per row its C, Ċ,
 // J̇q̇ and c_tt, and its Jacobian blocks with respect to each body's DOF.
 
+#include <cmath>
+
 #include <Eigen/Core>
 
 #include "linkage/constraints.hpp"
@@ -20,8 +22,15 @@ struct BodyView {
   int dof = 0;
   Vec3 x = Vec3::Zero();  // position (z = 0 in 2D)
   double theta = 0.0;
+  double cos = 1.0, sin = 0.0;  // of θ: set them with it (turn_to)
   Vec3 v = Vec3::Zero();
   double omega = 0.0;
+
+  void turn_to(double angle) {
+    theta = angle;
+    cos = std::cos(angle);
+    sin = std::sin(angle);
+  }
 };
 
 struct Rows {

@@ -16,14 +16,14 @@ namespace linkage {
 
 inline Vec3 perp(const Vec3& s) { return Vec3(-s.y(), s.x(), 0.0); }
 
-inline Vec3 rotate(double theta, const Vec3& r) {
-  const double c = std::cos(theta), s = std::sin(theta);
-  return Vec3(c * r.x() - s * r.y(), s * r.x() + c * r.y(), r.z());
+// R(θ) r with the body's own cos θ, sin θ (worked out once per body).
+inline Vec3 rotate(const BodyView& b, const Vec3& r) {
+  return Vec3(b.cos * r.x() - b.sin * r.y(), b.sin * r.x() + b.cos * r.y(), r.z());
 }
 
 // A direction fixed in a body's frame, in world coordinates (unit length).
 inline Vec3 body_direction(const BodyView& b, const Vec3& local) {
-  const Vec3 u = b.rigid ? rotate(b.theta, local) : local;
+  const Vec3 u = b.rigid ? rotate(b, local) : local;
   return u.normalized();
 }
 
@@ -51,7 +51,7 @@ inline Anchor anchor(const BodyView& b, const Vec3& local) {
   a.exists = true;
   if (b.rigid) {
     a.rigid = true;
-    a.s = rotate(b.theta, local);
+    a.s = rotate(b, local);
     a.p = b.x + a.s;
     a.pdot = b.v + b.omega * perp(a.s);
     a.bias = -b.omega * b.omega * a.s;
