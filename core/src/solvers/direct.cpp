@@ -159,6 +159,15 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
     ++pcg_iterations;
     stats.residual = res.norm() / norm_r;
     if (stats.residual <= tolerance) return stats;
+    // Give up early when the rate so far would not reach the tolerance within
+    // the budget: a refactorization is cheaper than the iterations left.
+    const int done = it + 1;
+    if (done >= 2 && stats.residual < 1.0) {
+      const double needed = done * std::log(tolerance) / std::log(stats.residual);
+      if (needed > reuse_budget_ + 1) break;
+    } else if (done >= 2) {
+      break;
+    }
     z = res;
     precondition(z);
     const double rz_next = res.dot(z);
