@@ -300,7 +300,8 @@ bool has_bounds(const Workspace& ws) {
 
 // The free rows' solve, with bounded rows met by projection (Gauss–Seidel)
 // or an active set (CG, LDLᵀ).
-SolveStats solve_free_rows(WorldData& d, const SystemView& k, double tolerance, bool residual) {
+SolveStats solve_free_rows(WorldData& d, const SystemView& k, const SolveRequest& how) {
+  const double tolerance = how.tolerance;
   const BlockJacobian& J = k.J;
   Workspace& ws = d.ws;
   const WorldSettings& s = d.settings;
@@ -309,7 +310,7 @@ SolveStats solve_free_rows(WorldData& d, const SystemView& k, double tolerance, 
 
   auto solve_free = [&](const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda) {
     if (s.solver == LinearSolver::ldlt)
-      return ws.direct.solve(k, rhs, lambda, tolerance, residual);
+      return ws.direct.solve(k, rhs, lambda, how);
     return solve_cg(k, rhs, lambda, tolerance, s.solver_max_iterations);
   };
   SolveStats stats = solve_free(ws.rhs, ws.lambda);
@@ -349,9 +350,9 @@ SolveStats solve_free_rows(WorldData& d, const SystemView& k, double tolerance, 
 
 }  // namespace
 
-SolveStats solve_system(WorldData& d) { return solve_system(d, d.ws.J, d.settings.solver_tolerance, true); }
+SolveStats solve_system(WorldData& d) { return solve_system(d, d.ws.J, SolveRequest{d.settings.solver_tolerance}); }
 
-SolveStats solve_system(WorldData& d, const BlockJacobian& J, double tolerance, bool residual) {
+SolveStats solve_system(WorldData& d, const BlockJacobian& J, const SolveRequest& how) {
   Workspace& ws = d.ws;
   const SystemView k{J, ws.w, ws.reg, ws.held, parallel(d)};
   const std::vector<char> none;
@@ -362,7 +363,7 @@ SolveStats solve_system(WorldData& d, const BlockJacobian& J, double tolerance, 
     SystemView{J, ws.w, ws.reg, none, k.parallel}.apply(ws.fixed, coupling, ws.dof_scratch);
     ws.rhs -= coupling;
   }
-  SolveStats stats = solve_free_rows(d, k, tolerance, residual);
+  SolveStats stats = solve_free_rows(d, k, how);
   if (has_fixed) ws.lambda += ws.fixed;
   return stats;
 }

@@ -62,10 +62,9 @@ void scatter_lambda(WorldData& d, double scale, double weight);
 // rows in [lo, hi]: Gauss–Seidel projects, CG and LDLᵀ use an active set.
 SolveStats solve_system(WorldData& d);
 // The same with another Jacobian of the same rows (SHAKE's step directions),
-// to a relative residual `tolerance` (a projection's Newton step needs less
-// than the world's); without `residual` a direct solve skips measuring
-// |r − Kλ| (a projection's progress is |C|).
-SolveStats solve_system(WorldData& d, const BlockJacobian& J, double tolerance, bool residual);
+// as `how` asks (a projection's Newton step needs a looser tolerance than the
+// world's, and no residual: its progress is |C|).
+SolveStats solve_system(WorldData& d, const BlockJacobian& J, const SolveRequest& how);
 
 // Adds one solve's statistics to the step's, finding the rank deficiency
 // for solvers that cannot tell (once per topology).

@@ -17,6 +17,8 @@ constexpr double kMaxGrowth = 1e3;
 // The first Newton step's linear solve stops at this relative residual;
 // later ones at less, as the error falls (an inexact Newton method).
 constexpr double kMaxForcing = 0.1;
+// PCG iterations a step's last solve may spend on a reused factorization.
+constexpr int kEndOfStepReuse = 2;
 // SHAKE's fixed directions give way to Gauss–Newton once an iteration
 // removes less than this share of the error.
 constexpr double kShakeContraction = 0.25;
@@ -59,13 +61,13 @@ double error_norm(const Eigen::VectorXd& c, const std::vector<char>& held, const
 }
 
 // Δ = W Jᵀ μ with J W Jᵀ μ = rhs over the rows not held, from μ = 0.
-Eigen::VectorXd correction_for(WorldData& d, const BlockJacobian& J, const Eigen::VectorXd& rhs, double tolerance) {
+Eigen::VectorXd correction_for(WorldData& d, const BlockJacobian& J, const Eigen::VectorXd& rhs, const SolveRequest& how) {
   Workspace& ws = d.ws;
   ws.rhs = rhs;
   for (std::size_t i = 0; i < ws.held.size(); ++i)
     if (ws.held[i]) ws.rhs[static_cast<int>(i)] = 0.0;
   ws.lambda.setZero(rhs.size());
-  record_solve(d, solve_system(d, J, tolerance, false), 0);
+  record_solve(d, solve_system(d, J, how), 0);
   Eigen::VectorXd dq = Eigen::VectorXd::Zero(d.dof());
   J.add_transpose_product(ws.lambda, dq, parallel(d));
   return ws.w.cwiseProduct(dq);
@@ -136,7 +138,7 @@ ProjectionOutcome project_positions(WorldData& d, double t, double h) {
     ++out.iterations;
     const BlockJacobian& J = newton ? ws.J : ws.step_J;
     hold_rows(d, J, held);
-    const Eigen::VectorXd dq = correction_for(d, J, -ws.C, forcing);
+    const Eigen::VectorXd dq = correction_for(d, J, -ws.C, SolveRequest{forcing, false});
     const Eigen::VectorXd start = d.q;
     double alpha = 1.0, trial = norm;
     int cut = 0;
@@ -188,7 +190,7 @@ void catch_taut_rows(WorldData& d, double t) {
     ws.reg[r] = 1.0;
   }
   if (!any) return;
-  d.v += correction_for(d, ws.J, -ws.Cdot, d.settings.solver_tolerance);
+  d.v += correction_for(d, ws.J, -ws.Cdot, SolveRequest{d.settings.solver_tolerance, false});
 }
 
 void project_velocities(WorldData& d, double t, double h) {
@@ -205,7 +207,9 @@ void project_velocities(WorldData& d, double t, double h) {
     ws.lo[r] *= h;
     ws.hi[r] *= h;
   }
-  d.v += correction_for(d, ws.J, -ws.Cdot, d.settings.solver_tolerance);
+  // The step's last solve: its K is the next step's first, so a
+  // factorization here serves both, where PCG would run twice.
+  d.v += correction_for(d, ws.J, -ws.Cdot, SolveRequest{d.settings.solver_tolerance, false, kEndOfStepReuse});
 }
 
 }  // namespace linkage

@@ -127,7 +127,8 @@ void DirectSolver::factor(const SystemView& k) {
   factored_ = true;
 }
 
-SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& x, double tolerance) {
+SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& x, double tolerance,
+                               int budget) {
   SolveStats stats;
   const SystemView kk = kept(k);
   const int n = static_cast<int>(r.size());
@@ -148,7 +149,7 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
   Eigen::VectorXd p = z;
   double rz = res.dot(z);
   stats.residual = 1.0;
-  for (int it = 0; it <= reuse_budget_; ++it) {
+  for (int it = 0; it <= budget; ++it) {
     kk.apply(p, kp, scratch_);
     const double pkp = p.dot(kp);
     if (!(pkp > 0.0)) break;
@@ -164,7 +165,7 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
     const int done = it + 1;
     if (done >= 2 && stats.residual < 1.0) {
       const double needed = done * std::log(tolerance) / std::log(stats.residual);
-      if (needed > reuse_budget_ + 1) break;
+      if (needed > budget + 1) break;
     } else if (done >= 2) {
       break;
     }
@@ -208,7 +209,7 @@ bool DirectSolver::still_dependent(const SystemView& k) {
 }
 
 SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda,
-                               double tolerance, bool residual) {
+                               const SolveRequest& how) {
   parallel_ = k.parallel;
   ++solves;
   SolveStats stats;
@@ -224,9 +225,10 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
   }
   bool fresh = false;
   if (!factored_for(k)) {
-    if (factored_ && reuse_budget_ > 0 && !recheck_) {
-      stats = reuse(k, r, lambda, tolerance);
-      if (stats.residual <= tolerance) {
+    const int budget = how.max_reuse < 0 ? reuse_budget_ : std::min(reuse_budget_, how.max_reuse);
+    if (factored_ && budget > 0 && !recheck_) {
+      stats = reuse(k, r, lambda, how.tolerance, budget);
+      if (stats.residual <= how.tolerance) {
         stats.rank_deficiency = static_cast<int>(dependent_.size());
         return stats;
       }
@@ -242,7 +244,7 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
   stats.iterations = 1;
   if (fresh && &kk.held == &held_ && !still_dependent(k)) recheck_ = true;
   stats.rank_deficiency = static_cast<int>(dependent_.size());
-  if (!residual) {
+  if (!how.residual) {
     stats.residual = std::numeric_limits<double>::quiet_NaN();
     return stats;
   }
@@ -265,7 +267,8 @@ int count_dependent_rows(const SystemView& k) {
     if (k.is_held(i)) reg[i] = 1.0;
   DirectSolver once;
   Eigen::VectorXd lambda;
-  return once.solve(SystemView{k.J, k.w, reg, k.held}, Eigen::VectorXd::Zero(k.J.rows()), lambda, 1e-10).rank_deficiency;
+  return once.solve(SystemView{k.J, k.w, reg, k.held}, Eigen::VectorXd::Zero(k.J.rows()), lambda, SolveRequest{})
+      .rank_deficiency;
 }
 
 }  // namespace linkage

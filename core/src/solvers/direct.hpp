@@ -34,9 +34,7 @@ class DirectSolver {
   // continues bit-identically only with them.
 
   // Solves K λ = r over the free rows (held and dependent rows: λ = 0).
-  // `residual`: measure |r − Kλ| / |r| (else NaN, saving a product with K).
-  SolveStats solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance,
-                   bool residual = true);
+  SolveStats solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, const SolveRequest& how);
 
   // Forget everything (settings changed).
   void reset();
@@ -59,7 +57,7 @@ class DirectSolver {
   void remember(const SystemView& k);
   // Do the removed rows still depend on the kept ones (after a factorization)?
   bool still_dependent(const SystemView& k);
-  SolveStats reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance);
+  SolveStats reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance, int budget);
   // K restricted to the rows in the solve (held or dependent rows out).
   SystemView kept(const SystemView& k);
 

@@ -25,6 +25,17 @@ struct SystemView {
   Eigen::VectorXd diagonal() const;
 };
 
+// How well, and how, a system is to be solved.
+struct SolveRequest {
+  double tolerance = 1e-10;  // relative residual |r − Kλ| / |r|
+  bool residual = true;      // the direct solver measures it (else reports NaN)
+  // The most PCG iterations the direct solver may spend on a reused
+  // factorization before it refactors (−1: what its cost model allows). A
+  // solve at a step's end asks for few: a factorization made there serves
+  // the next step's first solve too.
+  int max_reuse = -1;
+};
+
 struct SolveStats {
   int iterations = 0;
   double residual = 0.0;  // |r − Kλ| / |r| over the free rows (0 when r = 0; NaN: not measured)
