@@ -5,10 +5,12 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libeigen3-dev                      # core: vectors, sparse matrices, LDLᵀ
+  libeigen3-dev                      # core: vectors, sparse matrices, orderings
+  libmetis-dev                       # core: nested dissection orders for the direct solver
   libgtest-dev libgmock-dev          # tests
   libbenchmark-dev                   # bench/
   libbox2d-dev                       # bench/: the peer engine
+  libsuitesparse-dev libopenblas0-serial   # bench/solver_bench: CHOLMOD beside the direct solver, with a tuned BLAS
   libgrpc++-dev libprotobuf-dev      # server/: gRPC (pkg-config grpc++) and protobuf
   protobuf-compiler protobuf-compiler-grpc   # protoc and grpc_cpp_plugin
   libspdlog-dev                      # server/: logging
