@@ -145,7 +145,39 @@ def write_csv(path, rows):
             w.writerow(out)
 
 
-def write_md(path, context, rows, json_path, csv_path, command):
+def write_solvers(add, path):
+    """The direct solver's factorization beside the libraries', from solver_bench's JSON."""
+    with open(path) as f:
+        data = json.load(f)
+    times = {}
+    counts = {}
+    for b in data.get("benchmarks", []):
+        scene, solver, what = b["name"].split("/")[:3]
+        times[(scene, solver, what)] = b["real_time"] * {"ms": 1.0, "us": 1e-3, "ns": 1e-6}[b.get("time_unit", "ms")]
+        counts[scene] = (int(b.get("rows", 0)), int(b.get("dependent_rows", 0)))
+    solvers = ["multifrontal", "eigen_simplicial", "cholmod_supernodal", "cholmod_simplicial"]
+    add("## The direct solver against the libraries")
+    add("")
+    add("`bench/solver_bench` (`bench/solvers.json`): each scene's K = J W Jᵀ at its start, dependent rows taken "
+        "out as the direct solver does, factored and solved by the multifrontal LDLᵀ (assembly from J's blocks "
+        "included) and by Eigen's SimplicialLDLT and CHOLMOD (K given assembled: their assembly is not timed). "
+        "One thread. Milliseconds per factorization / per solve; the fastest in bold.")
+    add("")
+    add("| system | rows (dependent out) | " + " | ".join(solvers) + " |")
+    add("|---|---:|" + "---:|" * len(solvers))
+    for scene in sorted(counts, key=lambda s: (SCENE_ORDER.index(s) if s in SCENE_ORDER else 99, s)):
+        rows, dependent = counts[scene]
+        cells = []
+        for what in ("factor", "solve"):
+            vals = {s: times.get((scene, s, what)) for s in solvers}
+            best = min(v for v in vals.values() if v is not None)
+            cells.append({s: (f"**{v:.3g}**" if v == best else f"{v:.3g}") if v is not None else "" for s, v in vals.items()})
+        add(f"| {scene} | {rows} ({dependent}) | " +
+            " | ".join(f"{cells[0][s]} / {cells[1][s]}" for s in solvers) + " |")
+    add("")
+
+
+def write_md(path, context, rows, json_path, csv_path, command, solvers_path=None):
     rel = lambda p: os.path.relpath(os.path.abspath(p), ROOT)
     lines = []
     add = lines.append
@@ -225,6 +257,8 @@ def write_md(path, context, rows, json_path, csv_path, command):
                 f"| {per_step('pcg_per_step')} | {per_step('projection_iterations_per_step')} |")
         add("")
     write_targets(add, rows)
+    if solvers_path and os.path.exists(solvers_path):
+        write_solvers(add, solvers_path)
     notes = os.path.join(HERE, "notes.md")
     if os.path.exists(notes):
         with open(notes) as f:
@@ -276,12 +310,13 @@ def main():
     p.add_argument("--csv", default=os.path.join(HERE, "results.csv"))
     p.add_argument("--md", default=os.path.join(ROOT, "BENCHMARKS.md"))
     p.add_argument("--command", default="scripts/bench.sh", help="the command shown to reproduce the results")
+    p.add_argument("--solvers", default=None, help="solver_bench's JSON, for the factorization table")
     a = p.parse_args()
     context, rows = load(a.json)
     if not rows:
         sys.exit(f"report.py: no benchmarks in {a.json}")
     write_csv(a.csv, rows)
-    write_md(a.md, context, rows, a.json, a.csv, a.command)
+    write_md(a.md, context, rows, a.json, a.csv, a.command, a.solvers)
     print(f"report.py: {len(rows)} runs -> {os.path.relpath(a.csv)}, {os.path.relpath(a.md)}")
 
 
