@@ -151,7 +151,8 @@ void evaluate_rows(WorldData& d, double t, const Eigen::VectorXd& q, const Eigen
   Workspace& ws = d.ws;
   const bool current = ws.rows_valid && ws.rows_model == d.model_version && ws.rows_t == t &&
                        ws.rows_q.size() == q.size() &&
-                       std::memcmp(ws.rows_q.data(), q.data(), sizeof(double) * static_cast<std::size_t>(q.size())) == 0;
+                       (q.size() == 0 ||  // memcmp wants valid pointers, and an empty vector has none
+                        std::memcmp(ws.rows_q.data(), q.data(), sizeof(double) * static_cast<std::size_t>(q.size())) == 0);
   if (!current) {
     evaluate_constraints(d, t, q, v);
     return;

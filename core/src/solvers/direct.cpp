@@ -64,7 +64,8 @@ SystemView DirectSolver::kept(const SystemView& k) {
 
 bool DirectSolver::factored_for(const SystemView& k) const {
   return factored_ && factored_j_.size() == k.J.value_count() &&
-         std::memcmp(factored_j_.data(), k.J.values(), factored_j_.size() * sizeof(double)) == 0 &&
+         (factored_j_.empty() ||  // memcmp wants valid pointers, and an empty J has none
+          std::memcmp(factored_j_.data(), k.J.values(), factored_j_.size() * sizeof(double)) == 0) &&
          factored_w_.size() == k.w.size() && factored_w_ == k.w && factored_reg_.size() == k.reg.size() &&
          factored_reg_ == k.reg && factored_held_ == k.held;
 }
