@@ -1,8 +1,16 @@
 #include "block_jacobian.hpp"
 
+#include <atomic>
+
 namespace linkage {
 
+void BlockJacobian::new_layout() {
+  static std::atomic<std::uint64_t> stamps{0};
+  layout_ = ++stamps;
+}
+
 void BlockJacobian::reset(int rows, int cols) {
+  new_layout();
   rows_ = rows;
   cols_ = cols;
   groups_.clear();
@@ -11,10 +19,12 @@ void BlockJacobian::reset(int rows, int cols) {
 }
 
 void BlockJacobian::begin_group(int row, int rows) {
+  new_layout();
   groups_.push_back({row, rows, static_cast<int>(blocks_.size()), 0});
 }
 
 double* BlockJacobian::add_block(int col, int cols) {
+  new_layout();
   Group& g = groups_.back();
   const int offset = static_cast<int>(values_.size());
   blocks_.push_back({col, cols, offset});

@@ -3,6 +3,7 @@
 // block (its rows × a body's DOF) per movable body it touches. J is never
 // stored densely; products with J and Jᵀ walk the blocks.
 
+#include <cstdint>
 #include <vector>
 
 #include <Eigen/Core>
@@ -29,6 +30,10 @@ class BlockJacobian {
   // Appends a block to the current group; returns its row-major storage.
   double* add_block(int col, int cols);
 
+  // A stamp of the layout (rows, groups, blocks): every change of layout
+  // takes a new one, and a copy keeps its original's, so equal stamps mean
+  // equal layouts and a check of the whole layout can be skipped.
+  std::uint64_t layout() const { return layout_; }
   int rows() const { return rows_; }
   int cols() const { return cols_; }
   const std::vector<Group>& groups() const { return groups_; }
@@ -49,7 +54,10 @@ class BlockJacobian {
   Eigen::SparseMatrix<double> gram(const Eigen::VectorXd& w) const;                // J W Jᵀ
 
  private:
+  void new_layout();
+
   int rows_ = 0, cols_ = 0;
+  std::uint64_t layout_ = 0;  // 0: the empty layout of a new J
   std::vector<Group> groups_;
   std::vector<Block> blocks_;
   std::vector<double> values_;

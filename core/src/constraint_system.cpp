@@ -92,8 +92,9 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
   // J keeps its layout while the constraints and the bodies' motions do:
   // then the blocks are written where they are (the common case: every
   // evaluation of a step, and every step until the topology changes).
-  bool same = ws.J.rows() == m && ws.J.cols() == d.dof() && ws.J.groups().size() == d.constraints.size();
-  for (std::size_t i = 0; same && i < d.constraints.size(); ++i) {
+  const bool checked = ws.J.layout() == ws.layout_checked && ws.layout_model == d.model_version;
+  bool same = checked || (ws.J.rows() == m && ws.J.cols() == d.dof() && ws.J.groups().size() == d.constraints.size());
+  for (std::size_t i = 0; same && !checked && i < d.constraints.size(); ++i) {
     const std::array<int, 4> l = layout_of(d, d.constraints[i]);
     const BlockJacobian::Group& g = ws.J.groups()[i];
     int k = g.first_block;
@@ -106,6 +107,8 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
     same = same && k == g.first_block + g.blocks;
   }
   if (same) {
+    ws.layout_checked = ws.J.layout();
+    ws.layout_model = d.model_version;
     double* values = ws.J.mutable_values();
     const int n = static_cast<int>(d.constraints.size());
     parallel(d).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
@@ -144,6 +147,8 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
     }
     row += c.rows;
   }
+  ws.layout_checked = ws.J.layout();
+  ws.layout_model = d.model_version;
   remember_rows(d, t, q, v);
 }
 

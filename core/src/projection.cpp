@@ -199,6 +199,13 @@ void project_velocities(WorldData& d, double t, double h) {
   prepare_system(d);
   hold_slack_rows(d, d.settings.projection_tolerance);
   hold_soft_rows(d);
+  // Velocities that would keep every held row within projection_tolerance
+  // over a whole step already are the projection (a structure at rest):
+  // nothing to solve.
+  double worst = 0.0;
+  for (std::size_t i = 0; i < ws.held.size(); ++i)
+    if (!ws.held[i]) worst = std::max(worst, std::abs(ws.Cdot[static_cast<int>(i)]));
+  if (worst * h < d.settings.projection_tolerance) return;
   // A motor is a velocity row: SHAKE's correction (Δq/h) may have moved its
   // bodies' velocities, so RATTLE imposes it again, its bound an impulse now (N·s).
   for (std::size_t i = 0; i < ws.held.size(); ++i) {

@@ -37,6 +37,9 @@ struct Workspace {
   // same positions (Ċ is affine in q̇: Ċ += J Δq̇), so a state is evaluated
   // once (RATTLE's rows measure the step and start the next one).
   bool rows_valid = false;
+  // J's layout (by its stamp) was last found to match the constraints and
+  // bodies of model version layout_model: evaluations skip the check.
+  std::uint64_t layout_checked = ~0ull, layout_model = ~0ull;
   double rows_t = 0.0;
   std::uint64_t rows_model = 0;
   Eigen::VectorXd rows_q, rows_v;

@@ -76,8 +76,9 @@ TEST(Impulse, EveryProjectionConservesMomentumForUnequalMasses) {
     const StepDiagnostics& d = w.diagnostics();
     SCOPED_TRACE(m.name);
     EXPECT_LT((d.linear_momentum - d0.linear_momentum).norm(), 1e-9);
-    if (m.dynamics != Dynamics::sequential_impulses || m.shake)
+    if (m.dynamics != Dynamics::sequential_impulses || m.shake) {
       EXPECT_LT((d.angular_momentum - d0.angular_momentum).norm(), 1e-9);
+    }
     EXPECT_GT(d0.angular_momentum.norm(), 1.0);
     EXPECT_LT(d.max_error, 0.05);
 

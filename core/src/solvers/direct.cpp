@@ -24,6 +24,7 @@ constexpr int kMaxReuse = 10;
 void DirectSolver::reset() {
   ldlt_ = MultifrontalLdlt();
   structure_.clear();
+  structure_layout_ = ~0ull;
   removed_.clear();
   dependent_.clear();
   recheck_ = true;
@@ -220,9 +221,12 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
     stats.rank_deficiency = 0;
     return stats;
   }
-  if (!same_structure(k.J)) {
-    analyse(k.J);
-    recheck_ = true;
+  if (k.J.layout() != structure_layout_) {
+    if (!same_structure(k.J)) {
+      analyse(k.J);
+      recheck_ = true;
+    }
+    structure_layout_ = k.J.layout();
   }
   bool fresh = false;
   if (!factored_for(k)) {

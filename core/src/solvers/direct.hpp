@@ -63,6 +63,7 @@ class DirectSolver {
 
   MultifrontalLdlt ldlt_;
   std::vector<int> structure_;    // J's block layout the analysis is for
+  std::uint64_t structure_layout_ = ~0ull;  // the last J layout stamp found to be structure_
   std::vector<char> removed_;     // per row: taken out as dependent
   std::vector<int> dependent_;
   bool recheck_ = true;           // find the dependent rows at the next factorization
