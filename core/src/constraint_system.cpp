@@ -1,6 +1,7 @@
 #include "constraint_system.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -284,15 +285,112 @@ void gather_warm(WorldData& d, double scale) {
   }
 }
 
-void scatter_lambda(WorldData& d, double scale, double weight) {
+void scatter_warm(WorldData& d, double scale) {
   const Workspace& ws = d.ws;
   int row = 0;
   for (ConstraintRecord& c : d.constraints) {
-    for (int r = 0; r < c.rows; ++r) {
-      c.warm[r] = ws.lambda[row + r] / scale;
-      c.lambda[r] += weight * c.warm[r];
-    }
+    for (int r = 0; r < c.rows; ++r) c.warm[r] = ws.lambda[row + r] / scale;
     row += c.rows;
+  }
+}
+
+namespace {
+
+// A generalized force on one body's DOF (x, y[, z | θ]) as a force and a torque.
+void add_reaction(Reaction& out, const double* generalized, bool rigid, int dof) {
+  if (rigid) {
+    out.force.x() += generalized[0];
+    out.force.y() += generalized[1];
+    out.torque += generalized[2];
+  } else {
+    for (int i = 0; i < dof; ++i) out.force[i] += generalized[i];
+  }
+}
+
+bool moves(const WorldData& d, int body) {
+  return body >= 0 && d.bodies[static_cast<std::size_t>(body)].motion == Motion::dynamic;
+}
+
+}  // namespace
+
+void begin_constraint_forces(WorldData& d) {
+  Workspace& ws = d.ws;
+  int rows = 0, blocks = 0;
+  ws.fixed_end_constraints.clear();
+  for (std::size_t i = 0; i < d.constraints.size(); ++i) {
+    ConstraintRecord& c = d.constraints[i];
+    c.lambda = {};
+    c.on_a = c.on_b = {};
+    rows += c.rows;
+    blocks += moves(d, c.body_a) + moves(d, c.body_b);
+    if ((c.body_a >= 0 && !moves(d, c.body_a)) || (c.body_b >= 0 && !moves(d, c.body_b)))
+      ws.fixed_end_constraints.push_back(static_cast<int>(i));
+  }
+  ws.step_lambda.setZero(rows);
+  ws.block_forces.assign(static_cast<std::size_t>(3 * blocks), 0.0);
+}
+
+void remember_substep_lambda(WorldData& d) { d.ws.substep_lambda = d.ws.step_lambda; }
+
+void add_constraint_forces(WorldData& d, const BlockJacobian& J, const Eigen::VectorXd& lambda, double factor,
+                           double t, const Eigen::VectorXd& q) {
+  Workspace& ws = d.ws;
+  assert(J.groups().size() == d.constraints.size() && lambda.size() == J.rows() &&
+         ws.step_lambda.size() == J.rows());
+  ws.step_lambda += factor * lambda;
+  double* forces = ws.block_forces.data();
+  for (const BlockJacobian::Group& g : J.groups()) {
+    double l[3];
+    for (int r = 0; r < g.rows; ++r) l[r] = factor * lambda[g.row + r];
+    for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
+      const BlockJacobian::Block& b = J.block(k);
+      assert(static_cast<std::size_t>(3 * k + b.cols) <= ws.block_forces.size());
+      const double* v = J.values(b);
+      double* f = forces + 3 * k;
+      if (b.cols == 2) {  // a 2D particle's block, the most common
+        for (int r = 0; r < g.rows; ++r) {
+          f[0] += v[2 * r] * l[r];
+          f[1] += v[2 * r + 1] * l[r];
+        }
+      } else {
+        assert(b.cols == 3);  // a rigid body's (x, y, θ) or a 3D particle's
+        for (int r = 0; r < g.rows; ++r)
+          for (int x = 0; x < 3; ++x) f[x] += v[3 * r + x] * l[r];
+      }
+    }
+  }
+  Rows rows;
+  for (const int i : ws.fixed_end_constraints) {
+    ConstraintRecord& c = d.constraints[static_cast<std::size_t>(i)];
+    const int row = J.groups()[static_cast<std::size_t>(i)].row;
+    rows = Rows{};
+    evaluate_constraint(c.def, body_view(d, c.body_a, q, d.v), body_view(d, c.body_b, q, d.v), t,
+                        d.settings.dimension, rows);
+    for (int end = 0; end < 2; ++end) {
+      const int body = end == 0 ? c.body_a : c.body_b;
+      if (body < 0 || moves(d, body)) continue;
+      const BodyRecord& b = d.bodies[static_cast<std::size_t>(body)];
+      const Eigen::Matrix3d& block = end == 0 ? rows.Ja : rows.Jb;
+      double generalized[3] = {};
+      for (int r = 0; r < c.rows; ++r)
+        for (int x = 0; x < b.dof; ++x) generalized[x] += block(r, x) * factor * lambda[row + r];
+      add_reaction(end == 0 ? c.on_a : c.on_b, generalized, b.kind == BodyKind::rigid, b.dof);
+    }
+  }
+}
+
+void finish_constraint_forces(WorldData& d) {
+  const Workspace& ws = d.ws;
+  int row = 0, k = 0;
+  for (ConstraintRecord& c : d.constraints) {
+    for (int r = 0; r < c.rows; ++r) c.lambda[static_cast<std::size_t>(r)] = ws.step_lambda[row + r];
+    row += c.rows;
+    for (int end = 0; end < 2; ++end) {
+      const int body = end == 0 ? c.body_a : c.body_b;
+      if (!moves(d, body)) continue;
+      const BodyRecord& b = d.bodies[static_cast<std::size_t>(body)];
+      add_reaction(end == 0 ? c.on_a : c.on_b, ws.block_forces.data() + 3 * k++, b.kind == BodyKind::rigid, b.dof);
+    }
   }
 }
 

@@ -54,9 +54,26 @@ void hold_soft_rows(WorldData& d);
 // ws.lambda ← each constraint's warm-start λ times `scale` (0 on held rows).
 void gather_warm(WorldData& d, double scale);
 
-// Each constraint's warm λ ← ws.lambda / scale, and its reported λ +=
-// weight · ws.lambda / scale.
-void scatter_lambda(WorldData& d, double scale, double weight);
+// Each constraint's warm λ ← ws.lambda / scale.
+void scatter_warm(WorldData& d, double scale);
+
+// The step's constraint forces, in shares. begin_ clears them (and each
+// constraint's reported λ and reactions); add_ adds one share: factor ·
+// lambda over the rows, J's blocks times it for the moving bodies, and the
+// constraint evaluated again (at t, q) for a fixed or kinematic end;
+// finish_ gives each constraint its λ and reactions. `factor` turns the
+// solve's unknown into a force averaged over the step (dt): the
+// integrator's weight over the substeps for accelerations' λ, 1/dt for an
+// impulse, 1/(h dt) for a position correction W Jᵀ μ whose Δq/h went into
+// the velocities (h: the substep).
+void begin_constraint_forces(WorldData& d);
+void add_constraint_forces(WorldData& d, const BlockJacobian& J, const Eigen::VectorXd& lambda, double factor,
+                           double t, const Eigen::VectorXd& q);
+void finish_constraint_forces(WorldData& d);
+// ws.substep_lambda ← the step's λ so far, so that a later solve of the
+// substep knows what its earlier ones applied (a motor's bound holds for
+// the substep's impulses together).
+void remember_substep_lambda(WorldData& d);
 
 // Solves K λ = ws.rhs into ws.lambda (starting from it), keeping bounded
 // rows in [lo, hi]: Gauss–Seidel projects, CG and LDLᵀ use an active set.

@@ -54,7 +54,8 @@ void accelerations(WorldData& d, double h, double t, const Eigen::VectorXd& q, c
   apply_soft_forces(d);
   gather_warm(d, 1.0);
   record_solve(d, solve_system(d), held);
-  scatter_lambda(d, 1.0, weight);
+  scatter_warm(d, 1.0);
+  add_constraint_forces(d, ws.J, ws.lambda, weight, t, q);
 
   // q̈ = W (Q_a + Jᵀ λ)
   ws.J.add_transpose_product(ws.lambda, ws.Qa, parallel(d));

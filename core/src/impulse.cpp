@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cmath>
 
 #include "body_view.hpp"
 #include "constraint_system.hpp"
@@ -44,7 +43,7 @@ Eigen::VectorXd position_bias(const Workspace& ws, double beta, double h) {
 }
 
 // Global velocity projection: J W Jᵀ λ = −(J v* + b + (β/h) C), one solve.
-void project(WorldData& d, double h, Eigen::VectorXd& v) {
+void project(WorldData& d, double t, double h, Eigen::VectorXd& v) {
   Workspace& ws = d.ws;
   ws.rhs = -(ws.Cdot + velocity_bias(ws, h) + position_bias(ws, d.settings.baumgarte, h));
   ws.lo *= h;  // λ here is an impulse (N·s): a bound in N becomes one in N·s
@@ -53,6 +52,7 @@ void project(WorldData& d, double h, Eigen::VectorXd& v) {
   soften_rows(d, h);
   gather_warm(d, h);
   record_solve(d, solve_system(d), held);
+  add_constraint_forces(d, ws.J, ws.lambda, 1.0 / d.settings.dt, t, d.q);
   mark_free_motors(d, 1.0);
   Eigen::VectorXd dv = Eigen::VectorXd::Zero(v.size());
   ws.J.add_transpose_product(ws.lambda, dv, parallel(d));
@@ -225,6 +225,7 @@ void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
   stats.iterations = s.velocity_iterations + s.position_iterations + s.relax_iterations;
   stats.residual = start > 0.0 ? si.residual(v, physics) / start : 0.0;
   record_solve(d, stats, held);
+  add_constraint_forces(d, ws.J, ws.lambda, 1.0 / s.dt, t, d.q);
   mark_free_motors(d, h);
   if (s.project_positions) std::swap(ws.step_J, ws.J);
   clamp_motion(d, h, v);
@@ -248,7 +249,9 @@ void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
     soften_rows(d, h);
     const SequentialImpulses relax(ws, v, h);
     const Eigen::VectorXd relax_bias = velocity_bias(ws, h);
+    const Eigen::VectorXd before = ws.lambda;
     for (int i = 0; i < s.relax_iterations; ++i) relax.sweep(v, relax_bias);
+    add_constraint_forces(d, ws.J, ws.lambda - before, 1.0 / s.dt, t + h, d.q);
     clamp_motion(d, h, v);
   }
 }
@@ -271,12 +274,12 @@ void impulse_step(WorldData& d, double t, double h) {
   if (d.settings.dynamics == Dynamics::sequential_impulses) {
     sequential_impulses(d, t, h, v);
   } else {
-    project(d, h, v);
+    project(d, t, h, v);
     if (d.settings.project_positions) std::swap(ws.step_J, ws.J);
     d.q += h * v;
   }
   d.v = v;
-  scatter_lambda(d, h, 1.0 / d.settings.substeps);
+  scatter_warm(d, h);
   ws.times.solve += seconds_since(start);
 }
 

@@ -130,6 +130,12 @@ ProjectionOutcome project_positions(WorldData& d, double t, double h) {
   bool newton = !shake;
   double forcing = kMaxForcing;
   Eigen::VectorXd moved = Eigen::VectorXd::Zero(d.dof());
+  // Each iteration moves q by α W Dᵀ μ, and Δq/h goes into the velocities:
+  // a force Dᵀ (α μ) / (h dt) averaged over the step. A Newton iteration's
+  // D = J(q) is rewritten by its line search, so its share is taken whole
+  // before; a step the line search cut gives back the part it did not take
+  // through J where it ended (a difference of the order of the cut step).
+  const double force = 1.0 / (h * s.dt);
   while (out.error >= s.projection_tolerance) {
     if (out.iterations == s.projection_max_iterations) {
       out.capped = true;
@@ -139,6 +145,8 @@ ProjectionOutcome project_positions(WorldData& d, double t, double h) {
     const BlockJacobian& J = newton ? ws.J : ws.step_J;
     hold_rows(d, J, held);
     const Eigen::VectorXd dq = correction_for(d, J, -ws.C, SolveRequest{forcing, false});
+    const bool along_current = newton;
+    if (along_current) add_constraint_forces(d, J, ws.lambda, force, t, d.q);
     const Eigen::VectorXd start = d.q;
     double alpha = 1.0, trial = norm;
     int cut = 0;
@@ -157,6 +165,11 @@ ProjectionOutcome project_positions(WorldData& d, double t, double h) {
       if (accept) break;
     }
     moved += alpha * dq;
+    if (!along_current) {
+      add_constraint_forces(d, J, ws.lambda, alpha * force, t, start);
+    } else if (alpha < 1.0) {
+      add_constraint_forces(d, J, ws.lambda, (alpha - 1.0) * force, t, d.q);
+    }
     const double before = out.error;
     // Eisenstat–Walker: solve the next Newton step only as well as the last
     // one paid off; the outer loop judges by |C| itself.
@@ -191,6 +204,7 @@ void catch_taut_rows(WorldData& d, double t) {
   }
   if (!any) return;
   d.v += correction_for(d, ws.J, -ws.Cdot, SolveRequest{d.settings.solver_tolerance, false});
+  add_constraint_forces(d, ws.J, ws.lambda, 1.0 / d.settings.dt, t, d.q);  // an impulse
 }
 
 void project_velocities(WorldData& d, double t, double h) {
@@ -207,16 +221,20 @@ void project_velocities(WorldData& d, double t, double h) {
     if (!ws.held[i]) worst = std::max(worst, std::abs(ws.Cdot[static_cast<int>(i)]));
   if (worst * h < d.settings.projection_tolerance) return;
   // A motor is a velocity row: SHAKE's correction (Δq/h) may have moved its
-  // bodies' velocities, so RATTLE imposes it again, its bound an impulse now (N·s).
+  // bodies' velocities, so RATTLE imposes it again, its bound an impulse now
+  // (N·s), less what the substep's earlier solves applied: the bound holds
+  // for the substep as a whole.
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     if (!ws.velocity_row[i]) continue;
     const int r = static_cast<int>(i);
-    ws.lo[r] *= h;
-    ws.hi[r] *= h;
+    const double applied = (ws.step_lambda[r] - ws.substep_lambda[r]) * d.settings.dt;
+    ws.lo[r] = std::min(ws.lo[r] * h - applied, 0.0);
+    ws.hi[r] = std::max(ws.hi[r] * h - applied, 0.0);
   }
   // The step's last solve: its K is the next step's first, so a
   // factorization here serves both, where PCG would run twice.
   d.v += correction_for(d, ws.J, -ws.Cdot, SolveRequest{d.settings.solver_tolerance, false, kEndOfStepReuse});
+  add_constraint_forces(d, ws.J, ws.lambda, 1.0 / d.settings.dt, t, d.q);  // an impulse
 }
 
 }  // namespace linkage

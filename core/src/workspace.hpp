@@ -32,6 +32,14 @@ struct Workspace {
   std::vector<int> first_row;  // per constraint (and one past the last): its first row
   std::vector<std::pair<double, double>> rotation;  // per body: (cos θ, sin θ) of the evaluation under way
   std::vector<char> motor_free;  // per row: a motor at its bound in the step's velocity solve
+  // The step's constraint forces as its solves add them (see
+  // add_constraint_forces): per row, λ, and where the substep began; per
+  // block of J (constraint order, a's before b's), Jᵀλ on that block's
+  // body, 3 values each; and the constraints with a fixed or kinematic end,
+  // whose reaction there is evaluated as each share comes.
+  Eigen::VectorXd step_lambda, substep_lambda;
+  std::vector<double> block_forces;
+  std::vector<int> fixed_end_constraints;
   // The rows (C, J, Ċ, ...) were evaluated at (rows_t, rows_q) with Ċ at
   // rows_v, for model version rows_model: evaluate_rows reuses them at the
   // same positions (Ċ is affine in q̇: Ċ += J Δq̇), so a state is evaluated

@@ -128,7 +128,7 @@ const StepDiagnostics& World::step() {
   ws.projection_error = 0.0;
   ws.direct.factorizations = ws.direct.solves = ws.direct.pcg_iterations = 0;
   update_inverse_masses(d);
-  for (ConstraintRecord& c : d.constraints) c.lambda = {};
+  begin_constraint_forces(d);
 
   const bool has_unilateral = std::any_of(d.constraints.begin(), d.constraints.end(), [](const ConstraintRecord& c) {
     return std::holds_alternative<RopeDef>(c.def);
@@ -139,6 +139,7 @@ const StepDiagnostics& World::step() {
                                    double weight) { accelerations(d, h, t, q, v, a, weight / substeps); };
   for (int i = 0; i < substeps; ++i) {
     const auto sub = Clock::now();
+    remember_substep_lambda(d);
     const double evaluated = ws.times.forces + ws.times.constraints + ws.times.solve;
     if (d.settings.dynamics == Dynamics::force_based) {
       if (has_unilateral) catch_taut_rows(d, d.time);
@@ -167,6 +168,7 @@ const StepDiagnostics& World::step() {
       ws.times.project_velocities += std::chrono::duration<double>(Clock::now() - start_v).count();
     }
   }
+  finish_constraint_forces(d);
   ++d.steps;
 
   // Forces applied for a number of steps count down, and are spent at 0.

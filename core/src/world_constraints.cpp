@@ -56,21 +56,6 @@ Result<Resolved> resolve(const WorldData& d, const ConstraintDef& def) {
   return r;
 }
 
-Reaction reaction(const Eigen::Matrix3d& J, int rows, const std::array<double, 3>& lambda, const BodyView& b) {
-  Reaction out;
-  if (!b.exists) return out;
-  Eigen::Vector3d l(lambda[0], lambda[1], lambda[2]);
-  for (int r = rows; r < 3; ++r) l[r] = 0.0;
-  const Eigen::Vector3d q = J.transpose() * l;  // generalized force on the body's DOF
-  if (b.rigid) {
-    out.force = Vec3(q[0], q[1], 0.0);
-    out.torque = q[2];
-  } else {
-    for (int i = 0; i < b.dof; ++i) out.force[i] = q[i];
-  }
-  return out;
-}
-
 Status validate_softness(const ConstraintDef& def, const Softness& s) {
   if (!(std::isfinite(s.frequency) && s.frequency >= 0.0))
     return invalid_argument("softness.frequency: must be finite and ≥ 0 Hz (0: rigid), got " + std::to_string(s.frequency));
@@ -165,8 +150,8 @@ Result<ConstraintInfo> World::constraint(ConstraintId id) const {
     for (int k = 0; k < a.dof; ++k) info.jacobian_a.push_back(rows.Ja(r, k));
     for (int k = 0; k < b.dof; ++k) info.jacobian_b.push_back(rows.Jb(r, k));
   }
-  info.on_a = reaction(rows.Ja, c.rows, c.lambda, a);
-  info.on_b = reaction(rows.Jb, c.rows, c.lambda, b);
+  info.on_a = c.on_a;
+  info.on_b = c.on_b;
   return info;
 }
 

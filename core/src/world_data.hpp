@@ -33,7 +33,12 @@ struct ConstraintRecord {
   Softness softness;
   int rows = 0;
   int body_a = -1, body_b = -1;  // dense body indices; −1 is the world
-  std::array<double, 3> lambda{};  // λ applied over the last step (integrator-weighted)
+  // λ over the last step: the constraint's force (N) or torque (N·m)
+  // averaged over the step, every solve's share included (see
+  // add_constraint_forces); and the force it applied to each body, through
+  // the Jacobian of each share.
+  std::array<double, 3> lambda{};
+  Reaction on_a, on_b;
   std::array<double, 3> warm{};    // λ of the last solve: the next solve's first guess
 };
 

@@ -160,8 +160,10 @@ struct Softness {
   double damping_ratio = 1.0;  // ζ; 1: critically damped
 };
 
-// The force a constraint applied to one body in the last step: Jᵀλ restricted
-// to that body, as a force at its centre of mass and a torque about z.
+// The force a constraint applied to one body, averaged over the last step:
+// Jᵀλ restricted to that body, each of the step's shares through the
+// Jacobian it was solved with, as a force at its centre of mass and a
+// torque about z.
 struct Reaction {
   Vec3 force = Vec3::Zero();  // N
   double torque = 0.0;        // N·m
@@ -172,7 +174,10 @@ struct ConstraintInfo {
   ConstraintDef def;           // with every "current" value resolved
   Softness softness;
   int rows = 0;
-  std::vector<double> lambda;  // one multiplier per row, from the last solve
+  // Per row: the constraint's force (N) or torque (N·m) averaged over the
+  // last step, in every dynamics family; Jᵀλ is the force it applied (a rod
+  // in tension has λ < 0).
+  std::vector<double> lambda;
   std::vector<double> error;   // C per row at the current state (velocity error for a motor)
   std::vector<double> error_rate;  // Ċ per row
   // ∂C/∂q for each body, row-major rows × the body's DOF (x, y[, z | θ]);
