@@ -151,17 +151,22 @@ def write_solvers(add, path):
         data = json.load(f)
     times = {}
     counts = {}
+    fill = {}
     for b in data.get("benchmarks", []):
         scene, solver, what = b["name"].split("/")[:3]
         times[(scene, solver, what)] = b["real_time"] * {"ms": 1.0, "us": 1e-3, "ns": 1e-6}[b.get("time_unit", "ms")]
         counts[scene] = (int(b.get("rows", 0)), int(b.get("dependent_rows", 0)))
+        if "l_nonzeros" in b:
+            fill[(scene, solver)] = int(b["l_nonzeros"])
     solvers = ["multifrontal", "eigen_simplicial", "cholmod_supernodal", "cholmod_simplicial"]
     add("## The direct solver against the libraries")
     add("")
     add("`bench/solver_bench` (`bench/solvers.json`): each scene's K = J W Jᵀ at its start, dependent rows taken "
         "out as the direct solver does, factored and solved by the multifrontal LDLᵀ (assembly from J's blocks "
         "included) and by Eigen's SimplicialLDLT and CHOLMOD (K given assembled: their assembly is not timed). "
-        "One thread. Milliseconds per factorization / per solve; the fastest in bold.")
+        "One thread. Milliseconds per factorization / per solve; the fastest in bold. Under each, the entries of L "
+        "below the diagonal (its fill, by each solver's own ordering): a solve reads each once forward and once "
+        "back.")
     add("")
     add("| system | rows (dependent out) | " + " | ".join(solvers) + " |")
     add("|---|---:|" + "---:|" * len(solvers))
@@ -173,7 +178,8 @@ def write_solvers(add, path):
             best = min(v for v in vals.values() if v is not None)
             cells.append({s: (f"**{v:.3g}**" if v == best else f"{v:.3g}") if v is not None else "" for s, v in vals.items()})
         add(f"| {scene} | {rows} ({dependent}) | " +
-            " | ".join(f"{cells[0][s]} / {cells[1][s]}" for s in solvers) + " |")
+            " | ".join(f"{cells[0][s]} / {cells[1][s]}" +
+                       (f"<br>L: {fill[(scene, s)]:,}" if (scene, s) in fill else "") for s in solvers) + " |")
     add("")
 
 
