@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "convert/scene_io.hpp"
+#include "host/memory_trim.hpp"
 #include "host/policy.hpp"
 #include "linkage/v1/service.grpc.pb.h"
 #include "options.hpp"
@@ -63,6 +64,7 @@ int serve(const ServeOptions& options) {
     spdlog::critical("{}", ok.error().message);
     return 2;
   }
+  const MemoryTrimmer trimmer;
   WorldSettings defaults;
   defaults.dt = 1.0 / options.tick_rate;
   ServerLimits limits = options.limits;
@@ -92,9 +94,7 @@ int serve(const ServeOptions& options) {
     }
     if (!options.scene.empty())
       host.value()->post(
-          [](WorldHost::State& s) {
-            s.reset_point = std::make_shared<WorldHost::State::ResetPoint>(WorldHost::State::ResetPoint{s.world.save(), s.names});
-          },
+          [](WorldHost::State& s) { s.world.mark_reset_point(); },
           [] {});
   }
 

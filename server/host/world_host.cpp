@@ -21,8 +21,12 @@ using Clock = WorldHost::Clock;
 constexpr int kCheckpointTicks = 30;
 
 // The time a Step's answer needs to reach its caller before the deadline:
-// gRPC's threads and the caller's may wait for a core on a busy machine.
+// gRPC's threads and the caller's may wait for a core on a busy machine. And
+// the deadline a server sees is the caller's rounded up: gRPC sends it with
+// at most three significant digits (1.72 s travels as 1.8 s, 17.2 s as 18 s),
+// so the job also ends a tenth of its time early.
 constexpr std::chrono::milliseconds kAnswerMargin{50};
+constexpr int kDeadlineRounding = 10;  // the encoding's worst relative error, 1/10
 
 Clock::duration period_of(const WorldSettings& s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.dt));
@@ -38,8 +42,7 @@ std::string milliseconds(double seconds) {
 
 WorldHost::WorldHost(std::string name, World world, Names names, Limits limits, bool paused)
     : name_(std::move(name)),
-      state_{.world = std::move(world), .names = std::move(names), .limits = limits, .paused = paused} {
-  state_.footprint = Footprint::of(state_.world, state_.names);
+      state_{.world = HostedWorld(std::move(world), std::move(names), limits), .paused = paused} {
   describe(name_, state_, 0, &summary_);
   thread_ = std::thread([this] { run(); });
 }
@@ -80,6 +83,10 @@ Status WorldHost::start_step(State& s, StepJob job) {
       // The world moves again: whatever paused it by itself is history.
       s.halt = {};
       job.start_tick = s.tick;
+      const auto now = std::chrono::system_clock::now();
+      job.margin = kAnswerMargin;
+      if (job.deadline > now && job.deadline != std::chrono::system_clock::time_point::max())
+        job.margin += (job.deadline - now) / kDeadlineRounding;
       job_ = std::move(job);
       return ok_status();
     }
@@ -169,7 +176,7 @@ void WorldHost::step_once(State& s) {
   const StepDiagnostics& d = s.world.step();
   step_started_.store(0);
   ++s.tick;
-  if (d.step_seconds > s.world.settings().dt) ++s.overruns;
+  if (d.step_seconds > s.world.core().settings().dt) ++s.overruns;
 }
 
 void WorldHost::checkpoint(const State& s) {
@@ -179,9 +186,9 @@ void WorldHost::checkpoint(const State& s) {
   }
   // Assignment reuses the last checkpoint's buffers.
   if (checkpoint_) {
-    *checkpoint_ = s.world;
+    *checkpoint_ = s.world.core();
   } else {
-    checkpoint_.emplace(s.world);
+    checkpoint_.emplace(s.world.core());
   }
   checkpoint_tick_ = s.tick;
   since_checkpoint_ = 1;
@@ -196,7 +203,8 @@ void WorldHost::tick(State& s, bool running) {
 }
 
 bool WorldHost::check_divergence(State& s) {
-  const std::optional<std::string> what = divergence(s.world, s.world.diagnostics(), s.limits.max_error, scratch_);
+  const std::optional<std::string> what =
+      divergence(s.world.core(), s.world.core().diagnostics(), s.world.limits().max_error, scratch_);
   if (!what) return false;
   const std::uint64_t failed = s.tick;
   // Back to the checkpoint, then forward again to the tick before the one
@@ -204,18 +212,17 @@ bool WorldHost::check_divergence(State& s) {
   // checkpoint) and steps are deterministic, so this is the state the world
   // had; the same bodies, constraints and forces, so names and streams stay
   // valid. A replayed step that fails after all, or a stop, ends it early.
-  s.world = *checkpoint_;
+  s.world.roll_back(*checkpoint_);
   s.tick = checkpoint_tick_;
   while (s.tick + 1 < failed && !stop_requested()) {
     s.world.step();
-    if (divergence(s.world, s.world.diagnostics(), s.limits.max_error, scratch_)) {
-      s.world = *checkpoint_;
+    if (divergence(s.world.core(), s.world.core().diagnostics(), s.world.limits().max_error, scratch_)) {
+      s.world.roll_back(*checkpoint_);
       s.tick = checkpoint_tick_;
       break;
     }
     ++s.tick;
   }
-  s.footprint = Footprint::of(s.world, s.names);
   checkpoint_stale_ = true;
   ++s.divergences;
   halt(s, HaltReason::diverged,
@@ -231,8 +238,8 @@ bool WorldHost::stop_requested() const {
 }
 
 bool WorldHost::check_watchdog(State& s) {
-  const double step = s.world.diagnostics().step_seconds, period = s.world.settings().dt;
-  const WatchdogLimits& limits = s.limits.watchdog;
+  const double step = s.world.core().diagnostics().step_seconds, period = s.world.core().settings().dt;
+  const WatchdogLimits& limits = s.world.limits().watchdog;
   if (!watchdog_.overran(step, period, limits)) return false;
   watchdog_.reset();
   ++s.watchdog_halts;
@@ -257,12 +264,12 @@ bool WorldHost::run_job(State& s) {
     std::lock_guard lock(mutex_);
     if (!job_) return false;
     const auto expected = std::chrono::duration_cast<std::chrono::system_clock::duration>(
-        std::chrono::duration<double>(s.world.diagnostics().step_seconds));
+        std::chrono::duration<double>(s.world.core().diagnostics().step_seconds));
     if (s.tick - job_->start_tick >= job_->ticks) {
       end = StepEnd::done;
     } else if (job_->cancelled && job_->cancelled()) {
       end = StepEnd::cancelled;
-    } else if (std::chrono::system_clock::now() + expected + kAnswerMargin >= job_->deadline) {
+    } else if (std::chrono::system_clock::now() + expected + job_->margin >= job_->deadline) {
       end = StepEnd::deadline;
     }
   }
@@ -307,12 +314,12 @@ WorldHost::Subscribers WorldHost::publish(State& s, const Subscribers* only) {
     std::shared_ptr<v1::Snapshot>& base = frames[c][d];
     if (!base) base = build_frame(s, name_, c, d);
     const std::uint64_t known = sub->known_version();
-    if (known == s.changes.version()) {
+    if (known == s.world.changes().version()) {
       sub->send(base);
       continue;
     }
     auto own = std::make_shared<v1::Snapshot>(*base);
-    fill_changes(s, s.changes.since(known), own->mutable_changes());
+    fill_changes(s, s.world.changes().since(known), own->mutable_changes());
     sub->send(std::move(own));
   }
   return skipped;
@@ -345,7 +352,7 @@ void WorldHost::run() {
       checkpoint_stale_ = true;  // a command may have changed what a step would have to go back to
       publish_summary(state_);
     }
-    const Clock::duration period = period_of(state_.world.settings());
+    const Clock::duration period = period_of(state_.world.core().settings());
     if (state_.paused) {
       was_running = false;
       if (run_job(state_)) {
@@ -381,6 +388,8 @@ void WorldHost::run() {
     next += period;
     if (next < Clock::now()) next = Clock::now();
   }
+  // Streams hold their world: one still owed a frame would hold it for ever.
+  owed_.clear();
   {
     std::lock_guard lock(mutex_);
     exited_ = true;

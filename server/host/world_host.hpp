@@ -29,28 +29,12 @@
 #include <thread>
 #include <vector>
 
-#include "change_log.hpp"
-#include "convert/footprint.hpp"
-#include "convert/names.hpp"
 #include "guard.hpp"
+#include "hosted_world.hpp"
 #include "linkage/linkage.hpp"
 #include "linkage/v1/world.pb.h"
 
 namespace linkage::server {
-
-// Per-world caps (the server's flags give the defaults).
-struct Limits {
-  int max_bodies = 100000;
-  int max_constraints = 200000;
-  int max_forces = 100000;
-  // The most the world's footprint may reach (convert/footprint.hpp), so that
-  // every answer about it fits in a message: footprint_limit(--max-message-bytes).
-  std::uint64_t max_bytes = (16u << 20) - kAnswerOverhead;
-  // The largest max |C| after a tick (m or rad) before the world counts as
-  // diverged; 0: no bound (non-finite state is caught regardless).
-  double max_error = 0.0;
-  WatchdogLimits watchdog;
-};
 
 class Subscriber;
 struct WorldHostState;
@@ -64,8 +48,10 @@ struct StepJob {
   // Whether the caller has gone away; asked before every tick.
   std::function<bool()> cancelled;
   // The job ends with the ticks done when the next tick would likely end
-  // after this (the answer needs time to reach the caller).
+  // after this, less `margin` (set by start_step): the answer needs time to
+  // reach the caller.
   std::chrono::system_clock::time_point deadline = std::chrono::system_clock::time_point::max();
+  std::chrono::system_clock::duration margin{};
   // Answers the call, on the tick thread, with the ticks done and why it ended.
   std::function<void(WorldHostState&, std::uint32_t done, StepEnd end)> finish;
   // Answers the call when the world goes away first (any thread).
@@ -75,22 +61,13 @@ struct StepJob {
   std::uint64_t start_tick = 0;
 };
 
-// What commands see and change: the world and everything that goes with it.
+// What commands see and change: the hosted world (the only way to change
+// it) and the clock and guards' record that go with it.
 struct WorldHostState {
-  World world;
-  Names names{};
-  Limits limits{};
-  ChangeLog changes{};
-  Footprint footprint{};  // kept with every change to the world's objects (commands.cpp)
+  HostedWorld world;
   bool paused = false;
   std::uint64_t tick = 0;
   std::uint64_t overruns = 0;
-  // The scene last loaded (Reset returns to it); null: an empty world.
-  struct ResetPoint {
-    WorldState world;
-    Names names;
-  };
-  std::shared_ptr<const ResetPoint> reset_point{};
   // Why the world paused itself, if it did; and how often each guard fired.
   Halt halt{};
   std::uint64_t watchdog_halts = 0;

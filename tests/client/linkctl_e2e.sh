@@ -139,7 +139,14 @@ fails 3 "required" force apply --force 1,0
 js '.world.paused == true' pause
 ok step 10; has "stepped 10"
 js '.world.tick == "11" or .world.tick == 11' step
+js '.ticks == 1 and .ended == "STEP_END_DONE"' step
+ok --timeout 1 step 1000000; has "of 1000000 ticks (the call's deadline came)"
 fails 3 "" step 0
+js '.world.limits.max_error == 0.5' world update lab --max-error 0.5
+fails 3 "limits.max_error" world update lab --max-error -1
+# 0 lifts the bound (this world gains energy under sequential impulses and RK4:
+# with 0.5 it would pause itself as diverged within a few hundred ticks).
+js '(.world.limits.max_error // 0) == 0' world update lab --max-error 0
 ok resume; has "running"
 js '(.world.paused // false) == false' resume
 fails 9 "" step 1   # a running world is not stepped
