@@ -229,14 +229,7 @@ struct SolverProfile {
     solves += d.solves;
     pcg += d.pcg_iterations;
     projection += d.projection_iterations;
-    const linkage::StageTimes& t = d.stage_seconds;
-    stages.forces += t.forces;
-    stages.constraints += t.constraints;
-    stages.solve += t.solve;
-    stages.integrate += t.integrate;
-    stages.project_positions += t.project_positions;
-    stages.project_velocities += t.project_velocities;
-    stages.measure += t.measure;
+    for (int k = 0; k < linkage::kStageCount; ++k) stages.seconds[k] += d.stage_seconds.seconds[k];
     ++path_steps[static_cast<int>(d.solver_path)];
     capped += d.projection_capped ? 1 : 0;
     ++steps;
@@ -249,13 +242,8 @@ struct SolverProfile {
     state.counters["projection_iterations_per_step"] = projection / n;
     state.counters["capped_steps"] = capped;
     state.counters["solver_path"] = static_cast<double>(std::max_element(path_steps, path_steps + 6) - path_steps);
-    state.counters["forces_ms"] = stages.forces / n * 1e3;
-    state.counters["constraints_ms"] = stages.constraints / n * 1e3;
-    state.counters["solve_ms"] = stages.solve / n * 1e3;
-    state.counters["integrate_ms"] = stages.integrate / n * 1e3;
-    state.counters["project_positions_ms"] = stages.project_positions / n * 1e3;
-    state.counters["project_velocities_ms"] = stages.project_velocities / n * 1e3;
-    state.counters["measure_ms"] = stages.measure / n * 1e3;
+    for (int k = 0; k < linkage::kStageCount; ++k)
+      state.counters[std::string(linkage::stage_name(static_cast<linkage::Stage>(k))) + "_ms"] = stages.seconds[k] / n * 1e3;
   }
 };
 

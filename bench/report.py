@@ -22,7 +22,7 @@ SCENE_ORDER = ["pendulum", "chain_100", "chain_1000", "cloth_32", "cloth_100", "
 # many times Box2D's at its default iterations.
 TARGETS = {"chain_1000": 1.0, "joint_grid": 0.5, "cloth_100_slack": 2.0}
 PATHS = ["none", "tree", "graph", "mixed", "iterative", "sequential"]
-STAGES = ["forces", "constraints", "solve", "integrate", "project_positions", "project_velocities", "measure"]
+STAGES = ["forces", "constraints", "solve", "integrate", "project_positions", "project_velocities", "expire", "measure"]
 BASELINE = ("box2d", "v8_p3")  # Box2D 2.4 at its default iterations
 COUNTERS = ["steps", "dof", "equations", "median_step_ms", "mean_step_ms", "worst_rel_error",
             "final_rel_error", "energy_drift", "max_energy_drift", "diverged_at_step", "rank_deficiency",

@@ -1,20 +1,9 @@
 #include "dynamics.hpp"
 
-#include <chrono>
-
 #include "constraint_system.hpp"
 #include "forces.hpp"
 
 namespace linkage {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-}  // namespace
 
 void update_inverse_masses(WorldData& d) {
   d.ws.w.setZero(d.dof());
@@ -29,16 +18,17 @@ void accelerations(WorldData& d, double h, double t, const Eigen::VectorXd& q, c
   Workspace& ws = d.ws;
   const WorldSettings& s = d.settings;
 
-  auto start = Clock::now();
-  ws.Qa.setZero(d.dof());
-  accumulate_forces(d, q, v, ws.Qa);
-  ws.times.forces += seconds_since(start);
+  {
+    const StageClock::Scope stage(ws.clock, Stage::forces);
+    ws.Qa.setZero(d.dof());
+    accumulate_forces(d, q, v, ws.Qa);
+  }
+  {
+    const StageClock::Scope stage(ws.clock, Stage::constraints);
+    evaluate_constraints(d, t, q, v);
+  }
 
-  start = Clock::now();
-  evaluate_constraints(d, t, q, v);
-  ws.times.constraints += seconds_since(start);
-
-  start = Clock::now();
+  const StageClock::Scope stage(ws.clock, Stage::solve);
   const int m = ws.J.rows();
   // rhs = −(J̇q̇ + J W Q_a + c_tt + k_s C + k_d Ċ); a velocity row closes its
   // error J q̇ + b at rate 1/h instead.
@@ -60,7 +50,6 @@ void accelerations(WorldData& d, double h, double t, const Eigen::VectorXd& q, c
   // q̈ = W (Q_a + Jᵀ λ)
   ws.J.add_transpose_product(ws.lambda, ws.Qa, parallel(d));
   a = ws.w.cwiseProduct(ws.Qa);
-  ws.times.solve += seconds_since(start);
 }
 
 }  // namespace linkage

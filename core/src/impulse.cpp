@@ -1,7 +1,6 @@
 #include "impulse.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "body_view.hpp"
@@ -11,12 +10,6 @@
 
 namespace linkage {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // The velocity target of each row is J v + b = −bias. Two kinds of bias:
 // the velocity bias belongs to the row's physics and is part of the stored
@@ -260,17 +253,19 @@ void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
 
 void impulse_step(WorldData& d, double t, double h) {
   Workspace& ws = d.ws;
-  auto start = Clock::now();
-  ws.Qa.setZero(d.dof());
-  accumulate_forces(d, d.q, d.v, ws.Qa);
-  Eigen::VectorXd v = d.v + h * ws.w.cwiseProduct(ws.Qa);
-  ws.times.forces += seconds_since(start);
+  Eigen::VectorXd v;
+  {
+    const StageClock::Scope stage(ws.clock, Stage::forces);
+    ws.Qa.setZero(d.dof());
+    accumulate_forces(d, d.q, d.v, ws.Qa);
+    v = d.v + h * ws.w.cwiseProduct(ws.Qa);
+  }
+  {
+    const StageClock::Scope stage(ws.clock, Stage::constraints);
+    evaluate_rows(d, t, d.q, v);
+  }
 
-  start = Clock::now();
-  evaluate_rows(d, t, d.q, v);
-  ws.times.constraints += seconds_since(start);
-
-  start = Clock::now();
+  const StageClock::Scope stage(ws.clock, Stage::solve);
   if (d.settings.dynamics == Dynamics::sequential_impulses) {
     sequential_impulses(d, t, h, v);
   } else {
@@ -280,7 +275,6 @@ void impulse_step(WorldData& d, double t, double h) {
   }
   d.v = v;
   scatter_warm(d, h);
-  ws.times.solve += seconds_since(start);
 }
 
 }  // namespace linkage

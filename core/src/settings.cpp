@@ -55,6 +55,26 @@ std::string_view projection_name(Projection p) {
   return "unknown";
 }
 
+std::string_view stage_name(Stage s) {
+  switch (s) {
+    case Stage::forces: return "forces";
+    case Stage::constraints: return "constraints";
+    case Stage::solve: return "solve";
+    case Stage::integrate: return "integrate";
+    case Stage::project_positions: return "project_positions";
+    case Stage::project_velocities: return "project_velocities";
+    case Stage::expire: return "expire";
+    case Stage::measure: return "measure";
+  }
+  return "unknown";
+}
+
+double StageTimes::total() const {
+  double sum = 0.0;
+  for (const double s : seconds) sum += s;
+  return sum;
+}
+
 std::string_view solver_path_name(SolverPath p) {
   switch (p) {
     case SolverPath::none: return "none";

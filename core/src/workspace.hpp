@@ -15,6 +15,7 @@
 #include "linkage/diagnostics.hpp"
 #include "parallel.hpp"
 #include "solvers/direct.hpp"
+#include "stage_clock.hpp"
 
 namespace linkage {
 
@@ -60,7 +61,7 @@ struct Workspace {
   int rank_deficiency = 0;
 
   // Accumulated over one step.
-  StageTimes times;
+  StageClock clock;
   int iterations = 0;
   double residual = 0.0;
   int step_rank_deficiency = 0;

@@ -2,7 +2,6 @@
 #include "linkage/world.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -114,12 +113,12 @@ Status World::set_settings(const WorldSettings& settings) {
 
 // --- time ---
 
-const StepDiagnostics& World::step() {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  WorldData& d = *d_;
+namespace {
+
+// The step's counters start at 0, the masses are read, the constraint
+// forces cleared.
+void begin_step(WorldData& d) {
   Workspace& ws = d.ws;
-  ws.times = {};
   ws.iterations = 0;
   ws.residual = 0.0;
   ws.step_rank_deficiency = 0;
@@ -129,49 +128,43 @@ const StepDiagnostics& World::step() {
   ws.direct.factorizations = ws.direct.solves = ws.direct.pcg_iterations = 0;
   update_inverse_masses(d);
   begin_constraint_forces(d);
+}
 
-  const bool has_unilateral = std::any_of(d.constraints.begin(), d.constraints.end(), [](const ConstraintRecord& c) {
-    return std::holds_alternative<RopeDef>(c.def);
-  });
-  const int substeps = d.settings.substeps;
-  const double h = d.settings.dt / substeps;
-  const AccelerationFn accel = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& a,
-                                   double weight) { accelerations(d, h, t, q, v, a, weight / substeps); };
-  for (int i = 0; i < substeps; ++i) {
-    const auto sub = Clock::now();
-    remember_substep_lambda(d);
-    const double evaluated = ws.times.forces + ws.times.constraints + ws.times.solve;
-    if (d.settings.dynamics == Dynamics::force_based) {
-      if (has_unilateral) catch_taut_rows(d, d.time);
-      integrate(d.settings.integrator, d.time, h, d.q, d.v, accel);
-      if (d.settings.project_positions) {
-        mark_free_motors(d, 1.0);
-        std::swap(ws.step_J, ws.J);
-      }
-    } else {
-      impulse_step(d, d.time, h);
+// One substep of h: forces, constraints, solve and integrate (per
+// derivative evaluation for the force-based integrators), then the
+// projections.
+void substep(WorldData& d, double h, const AccelerationFn& accel, bool has_unilateral) {
+  Workspace& ws = d.ws;
+  remember_substep_lambda(d);
+  if (d.settings.dynamics == Dynamics::force_based) {
+    if (has_unilateral) {
+      const StageClock::Scope stage(ws.clock, Stage::solve);
+      catch_taut_rows(d, d.time);
     }
-    d.time += h;
-    ws.times.integrate += std::chrono::duration<double>(Clock::now() - sub).count() -
-                          (ws.times.forces + ws.times.constraints + ws.times.solve - evaluated);
+    integrate(d.settings.integrator, d.time, h, d.q, d.v, accel);
     if (d.settings.project_positions) {
-      const auto start_p = Clock::now();
-      const ProjectionOutcome p = project_positions(d, d.time, h);
-      ws.projection_iterations += p.iterations;
-      ws.projection_capped = ws.projection_capped || p.capped;
-      ws.projection_error = std::max(ws.projection_error, p.error);
-      ws.times.project_positions += std::chrono::duration<double>(Clock::now() - start_p).count();
+      mark_free_motors(d, 1.0);
+      std::swap(ws.step_J, ws.J);
     }
-    if (d.settings.project_velocities) {
-      const auto start_v = Clock::now();
-      project_velocities(d, d.time, h);
-      ws.times.project_velocities += std::chrono::duration<double>(Clock::now() - start_v).count();
-    }
+  } else {
+    impulse_step(d, d.time, h);
   }
-  finish_constraint_forces(d);
-  ++d.steps;
+  d.time += h;
+  if (d.settings.project_positions) {
+    const StageClock::Scope stage(ws.clock, Stage::project_positions);
+    const ProjectionOutcome p = project_positions(d, d.time, h);
+    ws.projection_iterations += p.iterations;
+    ws.projection_capped = ws.projection_capped || p.capped;
+    ws.projection_error = std::max(ws.projection_error, p.error);
+  }
+  if (d.settings.project_velocities) {
+    const StageClock::Scope stage(ws.clock, Stage::project_velocities);
+    project_velocities(d, d.time, h);
+  }
+}
 
-  // Forces applied for a number of steps count down, and are spent at 0.
+// Forces applied for a number of steps count down, and are spent at 0.
+void expire_forces(WorldData& d) {
   std::erase_if(d.forces, [&](ForceRecord& f) {
     auto* uf = std::get_if<ForceDef>(&f.def);
     if (!uf || uf->steps == 0 || --uf->steps > 0) return false;
@@ -179,11 +172,12 @@ const StepDiagnostics& World::step() {
     return true;
   });
   for (std::size_t i = 0; i < d.forces.size(); ++i) d.force_ids.set_dense(d.forces[i].id, static_cast<int>(i));
+}
 
+// What the solvers did, into the diagnostics measure() filled.
+void report(WorldData& d, double seconds) {
+  Workspace& ws = d.ws;
   StepDiagnostics& out = d.diagnostics;
-  const auto start_m = Clock::now();
-  measure(d, out);
-  ws.times.measure = std::chrono::duration<double>(Clock::now() - start_m).count();
   out.solver_iterations = ws.iterations;
   out.solver_residual = ws.residual;
   out.rank_deficiency = ws.step_rank_deficiency;
@@ -191,16 +185,48 @@ const StepDiagnostics& World::step() {
   out.projection_capped = ws.projection_capped;
   out.projection_error = ws.projection_error;
   out.factorizations = ws.direct.factorizations;
-  ws.solved_model = d.model_version;
   out.solves = ws.direct.solves;
   out.pcg_iterations = ws.direct.pcg_iterations;
   out.solver_path = ws.direct.solves > 0                                   ? ws.direct.path()
                     : d.settings.dynamics == Dynamics::sequential_impulses ? SolverPath::sequential
                     : ws.iterations > 0                                    ? SolverPath::iterative
                                                                            : SolverPath::none;
-  out.stage_seconds = ws.times;
-  out.step_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return out;
+  out.stage_seconds = ws.clock.times();
+  out.step_seconds = seconds;
+  ws.solved_model = d.model_version;
+}
+
+}  // namespace
+
+// A step, stage by stage (linkage::Stage): each substep runs forces,
+// constraints, solve and integrate, then projects positions and
+// velocities; the step then expires spent forces and measures itself.
+// The clock charges every moment to the innermost stage running.
+const StepDiagnostics& World::step() {
+  WorldData& d = *d_;
+  Workspace& ws = d.ws;
+  ws.clock.start(Stage::integrate);
+  begin_step(d);
+  const bool has_unilateral = std::any_of(d.constraints.begin(), d.constraints.end(), [](const ConstraintRecord& c) {
+    return std::holds_alternative<RopeDef>(c.def);
+  });
+  const int substeps = d.settings.substeps;
+  const double h = d.settings.dt / substeps;
+  const AccelerationFn accel = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& a,
+                                   double weight) { accelerations(d, h, t, q, v, a, weight / substeps); };
+  for (int i = 0; i < substeps; ++i) substep(d, h, accel, has_unilateral);
+  finish_constraint_forces(d);
+  ++d.steps;
+  {
+    const StageClock::Scope stage(ws.clock, Stage::expire);
+    expire_forces(d);
+  }
+  {
+    const StageClock::Scope stage(ws.clock, Stage::measure);
+    measure(d, d.diagnostics);
+  }
+  report(d, ws.clock.stop());
+  return d.diagnostics;
 }
 
 const StepDiagnostics& World::diagnostics() const {

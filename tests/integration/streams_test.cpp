@@ -281,5 +281,38 @@ TEST(Streams, ASettingsChangeReachesEveryStreamOnce) {
   for (const std::string& problem : m.picture().problems) ADD_FAILURE() << problem;
 }
 
+// A frame's diagnostics give the step's time by stage, by name and in the
+// step's order, summing to the step's time.
+TEST(Streams, DiagnosticsCarryEveryStageOfTheStep) {
+  InProcessServer server;
+  Client a(server.target());
+  v1::CreateWorldRequest create;
+  create.set_name("staged");
+  a.create_world(create);
+  a.apply_batch(chain_batch("staged", 20));
+
+  auto ctx = context(std::chrono::seconds(10));
+  v1::StreamStateRequest stream;
+  stream.set_world("staged");
+  stream.set_diagnostics(true);
+  auto reader = a.worlds->StreamState(ctx.get(), stream);
+  v1::Snapshot frame;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(reader->Read(&frame)) << status_text(reader->Finish());
+  const v1::Diagnostics& d = frame.diagnostics();
+  const std::vector<std::string> order = {"forces", "constraints", "solve", "integrate", "project_positions",
+                                          "project_velocities", "expire", "measure"};
+  ASSERT_EQ(d.stages_size(), static_cast<int>(order.size()));
+  double sum = 0.0;
+  for (int k = 0; k < d.stages_size(); ++k) {
+    EXPECT_EQ(d.stages(k).stage(), order[static_cast<std::size_t>(k)]);
+    EXPECT_GE(d.stages(k).seconds(), 0.0);
+    sum += d.stages(k).seconds();
+  }
+  EXPECT_GT(d.stages(2).seconds(), 0.0);  // the chain's solve
+  EXPECT_NEAR(sum, d.step_seconds(), 1e-12 + 1e-12 * d.step_seconds());
+  ctx->TryCancel();
+  reader->Finish();
+}
+
 }  // namespace
 }  // namespace linkage::itest

@@ -1,6 +1,8 @@
 #pragma once
 // What every step reports about itself.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -8,16 +10,31 @@
 
 namespace linkage {
 
-// Wall time of each named stage of a step, summed over its substeps and
-// derivative evaluations (s).
+// The stages of a step, in the order World::step runs them (a substep
+// runs forces to project_velocities; force-based integrators evaluate
+// forces, constraints and solve once per derivative).
+enum class Stage {
+  forces,              // gravity, springs, damping, user forces into Q_a
+  constraints,         // C, Ċ, J blocks, J̇q̇ of every constraint
+  solve,               // the linear solve for λ (and a rope caught taut)
+  integrate,           // the integrator's own arithmetic and the step's bookkeeping
+  project_positions,   // SHAKE or nearest-point projection, evaluations and solves included
+  project_velocities,  // RATTLE, evaluation and solve included
+  expire,              // forces whose steps ran out removed
+  measure,             // the step's error, energy and momentum
+};
+inline constexpr int kStageCount = 8;
+std::string_view stage_name(Stage);
+
+// Wall time of each stage of a step (s). Every moment of the step is
+// charged to exactly one stage, the innermost running, so the stages sum
+// to the step's time.
 struct StageTimes {
-  double forces = 0.0;       // gravity, springs, damping, user forces into Q_a
-  double constraints = 0.0;  // C, Ċ, J blocks, J̇q̇ of every constraint
-  double solve = 0.0;        // the linear solve for λ
-  double integrate = 0.0;    // the integrator's own arithmetic
-  double project_positions = 0.0;   // SHAKE (evaluations and solves included)
-  double project_velocities = 0.0;  // RATTLE (evaluation and solve included)
-  double measure = 0.0;      // the step's error, energy and momentum
+  std::array<double, kStageCount> seconds{};
+
+  double& operator[](Stage s) { return seconds[static_cast<std::size_t>(s)]; }
+  double operator[](Stage s) const { return seconds[static_cast<std::size_t>(s)]; }
+  double total() const;
 };
 
 // How the step's linear systems were solved.
