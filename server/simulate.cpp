@@ -32,10 +32,8 @@ int simulate(const SimulateOptions& o) {
   Result<LoadedScene> loaded = load_scene(scene.value(), WorldSettings{});
   if (!loaded) return fail(o.scene + ": " + loaded.error().message);
 
-  WorldHost::State s{.world = std::move(loaded.value().world),
-                     .names = std::move(loaded.value().names),
-                     .footprint = std::move(loaded.value().footprint)};
-  const double dt = s.world.settings().dt;
+  WorldHost::State s{.world = HostedWorld(std::move(loaded.value().world), std::move(loaded.value().names))};
+  const double dt = s.world.core().settings().dt;
   const std::int64_t steps = o.steps > 0 ? o.steps : static_cast<std::int64_t>(std::llround(o.seconds / dt));
   std::ofstream out;
   if (!o.out.empty()) {
@@ -73,7 +71,7 @@ int simulate(const SimulateOptions& o) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (terminal) std::fprintf(stderr, "\n");
   std::printf("%s: %lld steps (%.2f s simulated) in %.3f s; worst max|C| %.3e; final energy %.6f J\n", o.scene.c_str(),
-              static_cast<long long>(steps), steps * dt, wall, worst, s.world.diagnostics().total_energy());
+              static_cast<long long>(steps), steps * dt, wall, worst, s.world.core().diagnostics().total_energy());
   return 0;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// The topology (and settings) changes of one world, numbered, so that each subscriber can
-// be told exactly what changed since the last frame it received, however
-// many frames it skipped. Ids are never reused, so an id added and removed
-// within one span nets to nothing.
+// The changes to one world's objects (and settings), numbered, so that each
+// subscriber can be told exactly what changed since the last frame it
+// received, however many frames it skipped. Ids are never reused, so an id
+// added and removed within one span nets to nothing, and an object added or
+// updated several times within one span is sent once, as it is now.
 
 #include <cstdint>
 #include <deque>
@@ -16,9 +17,11 @@ struct TopologyDelta {
   // true: the subscriber must replace its picture with the whole topology
   // (its version is older than the log keeps, or the world was replaced).
   bool full = false;
-  std::vector<BodyId> added_bodies{}, removed_bodies{};
-  std::vector<ConstraintId> added_constraints{}, removed_constraints{};
-  std::vector<ForceId> added_springs{}, removed_springs{};
+  // Each id is in at most one list of its kind: an object added and updated
+  // is "added", one updated and removed is "removed".
+  std::vector<BodyId> added_bodies{}, updated_bodies{}, removed_bodies{};
+  std::vector<ConstraintId> added_constraints{}, updated_constraints{}, removed_constraints{};
+  std::vector<ForceId> added_springs{}, updated_springs{}, removed_springs{};
   bool settings = false;  // the world's settings changed
 };
 
@@ -29,13 +32,17 @@ class ChangeLog {
 
   std::uint64_t version() const { return version_; }
 
-  void added(BodyId id) { record(Kind::body, true, id.index, id.generation); }
-  void removed(BodyId id) { record(Kind::body, false, id.index, id.generation); }
-  void added(ConstraintId id) { record(Kind::constraint, true, id.index, id.generation); }
-  void removed(ConstraintId id) { record(Kind::constraint, false, id.index, id.generation); }
-  void added_spring(ForceId id) { record(Kind::spring, true, id.index, id.generation); }
-  void removed_spring(ForceId id) { record(Kind::spring, false, id.index, id.generation); }
-  void settings_changed() { record(Kind::settings, true, 0, 0); }
+  void added(BodyId id) { record(Kind::body, Op::added, id.index, id.generation); }
+  // A new definition (or name) for an object that stays.
+  void updated(BodyId id) { record(Kind::body, Op::updated, id.index, id.generation); }
+  void removed(BodyId id) { record(Kind::body, Op::removed, id.index, id.generation); }
+  void added(ConstraintId id) { record(Kind::constraint, Op::added, id.index, id.generation); }
+  void updated(ConstraintId id) { record(Kind::constraint, Op::updated, id.index, id.generation); }
+  void removed(ConstraintId id) { record(Kind::constraint, Op::removed, id.index, id.generation); }
+  void added_spring(ForceId id) { record(Kind::spring, Op::added, id.index, id.generation); }
+  void updated_spring(ForceId id) { record(Kind::spring, Op::updated, id.index, id.generation); }
+  void removed_spring(ForceId id) { record(Kind::spring, Op::removed, id.index, id.generation); }
+  void settings_changed() { record(Kind::settings, Op::updated, 0, 0); }
   // The whole world was replaced (a scene loaded, a reset).
   void replaced();
 
@@ -44,13 +51,14 @@ class ChangeLog {
 
  private:
   enum class Kind : std::uint8_t { body, constraint, spring, settings };
+  enum class Op : std::uint8_t { added, updated, removed };
   struct Entry {
     std::uint64_t version;
     Kind kind;
-    bool added;
+    Op op;
     std::uint32_t index, generation;
   };
-  void record(Kind kind, bool added, std::uint32_t index, std::uint32_t generation);
+  void record(Kind kind, Op op, std::uint32_t index, std::uint32_t generation);
 
   std::size_t capacity_ = 4096;
   std::deque<Entry> entries_;

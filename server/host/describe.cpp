@@ -16,19 +16,20 @@ void halt_to_proto(const Halt& halt, v1::Halt* out) {
 
 void describe(const std::string& name, const WorldHost::State& s, int subscribers, v1::World* out) {
   out->set_name(name);
-  settings_to_proto(s.world.settings(), out->mutable_settings());
+  const World& world = s.world.core();
+  settings_to_proto(world.settings(), out->mutable_settings());
   v1::WorldLimits* limits = out->mutable_limits();
-  limits->set_max_bodies(s.limits.max_bodies);
-  limits->set_max_constraints(s.limits.max_constraints);
-  limits->set_max_forces(s.limits.max_forces);
-  limits->set_max_error(s.limits.max_error);
+  limits->set_max_bodies(s.world.limits().max_bodies);
+  limits->set_max_constraints(s.world.limits().max_constraints);
+  limits->set_max_forces(s.world.limits().max_forces);
+  limits->set_max_error(s.world.limits().max_error);
   out->set_paused(s.paused);
   out->set_tick(s.tick);
-  out->set_time(s.world.time());
-  out->set_body_count(static_cast<std::uint32_t>(s.world.body_count()));
-  out->set_constraint_count(static_cast<std::uint32_t>(s.world.constraint_count()));
-  out->set_force_count(static_cast<std::uint32_t>(s.world.force_count()));
-  out->set_topology_version(s.changes.version());
+  out->set_time(world.time());
+  out->set_body_count(static_cast<std::uint32_t>(world.body_count()));
+  out->set_constraint_count(static_cast<std::uint32_t>(world.constraint_count()));
+  out->set_force_count(static_cast<std::uint32_t>(world.force_count()));
+  out->set_topology_version(s.world.changes().version());
   out->set_overruns(s.overruns);
   out->set_subscribers(static_cast<std::uint32_t>(subscribers));
   if (s.halt.reason != HaltReason::none) {
@@ -38,7 +39,7 @@ void describe(const std::string& name, const WorldHost::State& s, int subscriber
   }
   out->set_watchdog_halts(s.watchdog_halts);
   out->set_divergences(s.divergences);
-  out->set_step_seconds(s.world.diagnostics().step_seconds);
+  out->set_step_seconds(world.diagnostics().step_seconds);
 }
 
 }  // namespace linkage::server

@@ -7,7 +7,7 @@ namespace linkage::server {
 namespace {
 
 void fill_diagnostics(const WorldHost::State& s, v1::Diagnostics* out) {
-  const StepDiagnostics& d = s.world.diagnostics();
+  const StepDiagnostics& d = s.world.core().diagnostics();
   out->set_max_error(d.max_error);
   out->set_rms_error(d.rms_error);
   out->set_max_error_rate(d.max_error_rate);
@@ -48,12 +48,12 @@ std::shared_ptr<v1::Snapshot> build_frame(const WorldHost::State& s, const std::
   auto frame = std::make_shared<v1::Snapshot>();
   frame->set_world(world);
   frame->set_tick(s.tick);
-  frame->set_time(s.world.time());
-  frame->set_topology_version(s.changes.version());
-  frame->set_dimension(s.world.settings().dimension);
+  frame->set_time(s.world.core().time());
+  frame->set_topology_version(s.world.changes().version());
+  frame->set_dimension(s.world.core().settings().dimension);
   frame->set_paused(s.paused);
   BodyStates b;
-  s.world.body_states(b);
+  s.world.core().body_states(b);
   frame->mutable_body_index()->Reserve(static_cast<int>(b.ids.size()));
   frame->mutable_body_generation()->Reserve(static_cast<int>(b.ids.size()));
   for (const BodyId id : b.ids) {
@@ -66,7 +66,7 @@ std::shared_ptr<v1::Snapshot> build_frame(const WorldHost::State& s, const std::
   frame->mutable_angular_velocity()->Add(b.angular_velocity.begin(), b.angular_velocity.end());
   if (constraints) {
     ConstraintStates c;
-    s.world.constraint_states(c);
+    s.world.core().constraint_states(c);
     for (const ConstraintId id : c.ids) {
       frame->add_constraint_index(id.index);
       frame->add_constraint_generation(id.generation);
@@ -82,33 +82,37 @@ std::shared_ptr<v1::Snapshot> build_frame(const WorldHost::State& s, const std::
 
 void fill_changes(const WorldHost::State& s, const TopologyDelta& delta, v1::TopologyChanges* out) {
   out->set_full(delta.full);
-  auto add_body = [&](BodyId id) {
-    if (Result<BodyInfo> info = s.world.body(id)) body_to_proto(info.value(), s.names.body_name(id), out->add_added_bodies());
+  const World& world = s.world.core();
+  const Names& names = s.world.names();
+  auto body = [&](BodyId id, google::protobuf::RepeatedPtrField<v1::Body>* list) {
+    if (Result<BodyInfo> info = world.body(id)) body_to_proto(info.value(), names.body_name(id), list->Add());
   };
-  auto add_constraint = [&](ConstraintId id) {
-    if (Result<ConstraintInfo> info = s.world.constraint(id))
-      constraint_to_proto(info.value(), s.world, s.names, out->add_added_constraints());
+  auto constraint = [&](ConstraintId id, google::protobuf::RepeatedPtrField<v1::Constraint>* list) {
+    if (Result<ConstraintInfo> info = world.constraint(id)) constraint_to_proto(info.value(), world, names, list->Add());
   };
-  auto add_spring = [&](ForceId id) {
-    Result<ForceInfo> info = s.world.force(id);
-    if (info && std::holds_alternative<SpringDef>(info.value().def)) force_to_proto(info.value(), out->add_added_springs());
+  auto spring = [&](ForceId id, google::protobuf::RepeatedPtrField<v1::Force>* list) {
+    Result<ForceInfo> info = world.force(id);
+    if (info && std::holds_alternative<SpringDef>(info.value().def)) force_to_proto(info.value(), list->Add());
   };
   auto id = [](auto i, v1::Id* p) {
     p->set_index(i.index);
     p->set_generation(i.generation);
   };
-  if (delta.full || delta.settings) settings_to_proto(s.world.settings(), out->mutable_settings());
+  if (delta.full || delta.settings) settings_to_proto(world.settings(), out->mutable_settings());
   if (delta.full) {
-    for (const BodyId b : s.world.bodies()) add_body(b);
-    for (const ConstraintId c : s.world.constraints()) add_constraint(c);
-    for (const ForceId f : s.world.forces()) add_spring(f);
+    for (const BodyId b : world.bodies()) body(b, out->mutable_added_bodies());
+    for (const ConstraintId c : world.constraints()) constraint(c, out->mutable_added_constraints());
+    for (const ForceId f : world.forces()) spring(f, out->mutable_added_springs());
     return;
   }
-  for (const BodyId b : delta.added_bodies) add_body(b);
+  for (const BodyId b : delta.added_bodies) body(b, out->mutable_added_bodies());
+  for (const BodyId b : delta.updated_bodies) body(b, out->mutable_updated_bodies());
   for (const BodyId b : delta.removed_bodies) id(b, out->add_removed_bodies());
-  for (const ConstraintId c : delta.added_constraints) add_constraint(c);
+  for (const ConstraintId c : delta.added_constraints) constraint(c, out->mutable_added_constraints());
+  for (const ConstraintId c : delta.updated_constraints) constraint(c, out->mutable_updated_constraints());
   for (const ConstraintId c : delta.removed_constraints) id(c, out->add_removed_constraints());
-  for (const ForceId f : delta.added_springs) add_spring(f);
+  for (const ForceId f : delta.added_springs) spring(f, out->mutable_added_springs());
+  for (const ForceId f : delta.updated_springs) spring(f, out->mutable_updated_springs());
   for (const ForceId f : delta.removed_springs) id(f, out->add_removed_springs());
 }
 

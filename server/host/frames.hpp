@@ -1,6 +1,6 @@
 #pragma once
 // Snapshots as streams send them: the tick's columns, built once per tick
-// for everyone who asked, and each subscriber's topology changes.
+// for everyone who asked, and each subscriber's changes.
 
 #include <memory>
 #include <string>
@@ -15,7 +15,8 @@ std::shared_ptr<v1::Snapshot> build_frame(const WorldHost::State& s, const std::
                                           bool diagnostics);
 
 // The bodies, constraints and springs a delta names, as they are now (all
-// of them for a full delta).
+// of them for a full delta): added, updated (new definitions and names) and
+// removed ones.
 void fill_changes(const WorldHost::State& s, const TopologyDelta& delta, v1::TopologyChanges* out);
 
 }  // namespace linkage::server

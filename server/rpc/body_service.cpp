@@ -1,5 +1,4 @@
 // BodyService: bodies of a world.
-#include "commands.hpp"
 #include "convert/convert.hpp"
 #include "linkage/v1/service.grpc.pb.h"
 #include "on_world.hpp"
@@ -10,6 +9,7 @@ namespace {
 
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
+using State = WorldHost::State;
 
 class BodyServiceImpl final : public v1::BodyService::CallbackService {
  public:
@@ -18,7 +18,7 @@ class BodyServiceImpl final : public v1::BodyService::CallbackService {
   ServerUnaryReactor* CreateBody(CallbackServerContext* ctx, const v1::CreateBodyRequest* req,
                                  v1::CreateBodyResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      Result<BodyId> id = create_body(s, req->body());
+      Result<BodyId> id = s.world.create_body(req->body());
       if (!id) return id.error();
       id_to_proto(id.value(), resp->mutable_id());
       return ok_status();
@@ -28,18 +28,16 @@ class BodyServiceImpl final : public v1::BodyService::CallbackService {
   ServerUnaryReactor* CreateBodies(CallbackServerContext* ctx, const v1::CreateBodiesRequest* req,
                                    v1::CreateBodiesResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      if (Status ok = room_for_bodies(s, req->bodies_size(), "bodies"); !ok) return ok;
-      return create_all(s, req->bodies(), "bodies", create_body, resp->mutable_ids());
+      return s.world.create_bodies(req->bodies(), resp->mutable_ids());
     });
   }
 
   ServerUnaryReactor* GetBody(CallbackServerContext* ctx, const v1::GetBodyRequest* req,
                               v1::GetBodyResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      Result<BodyId> id = resolver(s.world, s.names)(req->body(), "body");
+      Result<BodyId> id = s.world.find_body(req->body());
       if (!id) return id.error();
-      if (id.value().is_null()) return Error{ErrorCode::invalid_argument, "body: must name a body"};
-      body_to_proto(s.world.body(id.value()).value(), s.names.body_name(id.value()), resp->mutable_body());
+      s.world.describe(id.value(), resp->mutable_body());
       return ok_status();
     });
   }
@@ -47,8 +45,7 @@ class BodyServiceImpl final : public v1::BodyService::CallbackService {
   ServerUnaryReactor* ListBodies(CallbackServerContext* ctx, const v1::ListBodiesRequest* req,
                                  v1::ListBodiesResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [resp](State& s, WorldHost&) -> Status {
-      for (const BodyId id : s.world.bodies())
-        body_to_proto(s.world.body(id).value(), s.names.body_name(id), resp->add_bodies());
+      for (const BodyId id : s.world.core().bodies()) s.world.describe(id, resp->add_bodies());
       return ok_status();
     });
   }
@@ -56,9 +53,9 @@ class BodyServiceImpl final : public v1::BodyService::CallbackService {
   ServerUnaryReactor* UpdateBody(CallbackServerContext* ctx, const v1::UpdateBodyRequest* req,
                                  v1::UpdateBodyResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      Result<BodyId> id = update_body(s, req->body(), req->def());
+      Result<BodyId> id = s.world.update_body(req->body(), req->def());
       if (!id) return id.error();
-      body_to_proto(s.world.body(id.value()).value(), s.names.body_name(id.value()), resp->mutable_body());
+      s.world.describe(id.value(), resp->mutable_body());
       return ok_status();
     });
   }
@@ -66,7 +63,7 @@ class BodyServiceImpl final : public v1::BodyService::CallbackService {
   ServerUnaryReactor* RemoveBody(CallbackServerContext* ctx, const v1::RemoveBodyRequest* req,
                                  v1::RemoveBodyResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      Result<Removed> removed = remove_body(s, req->body());
+      Result<Removed> removed = s.world.remove_body(req->body());
       if (!removed) return removed.error();
       for (const ConstraintId id : removed.value().constraints) id_to_proto(id, resp->add_removed_constraints());
       for (const ForceId id : removed.value().forces) id_to_proto(id, resp->add_removed_forces());

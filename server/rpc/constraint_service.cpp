@@ -1,5 +1,4 @@
 // ConstraintService: constraints of a world.
-#include "commands.hpp"
 #include "convert/convert.hpp"
 #include "linkage/v1/service.grpc.pb.h"
 #include "on_world.hpp"
@@ -11,11 +10,10 @@ namespace {
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
 
+using State = WorldHost::State;
+
 Status describe_constraint(const State& s, const v1::Id& id, v1::Constraint* out) {
-  Result<ConstraintInfo> info = s.world.constraint(ConstraintId{id.index(), id.generation()});
-  if (!info) return info.error();
-  constraint_to_proto(info.value(), s.world, s.names, out);
-  return ok_status();
+  return s.world.describe(id_from_proto<ConstraintTag>(id), out);
 }
 
 class ConstraintServiceImpl final : public v1::ConstraintService::CallbackService {
@@ -25,7 +23,7 @@ class ConstraintServiceImpl final : public v1::ConstraintService::CallbackServic
   ServerUnaryReactor* AddConstraint(CallbackServerContext* ctx, const v1::AddConstraintRequest* req,
                                     v1::AddConstraintResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      Result<ConstraintId> id = add_constraint(s, req->constraint());
+      Result<ConstraintId> id = s.world.add_constraint(req->constraint());
       if (!id) return id.error();
       id_to_proto(id.value(), resp->mutable_id());
       return ok_status();
@@ -35,8 +33,7 @@ class ConstraintServiceImpl final : public v1::ConstraintService::CallbackServic
   ServerUnaryReactor* AddConstraints(CallbackServerContext* ctx, const v1::AddConstraintsRequest* req,
                                      v1::AddConstraintsResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      if (Status ok = room_for_constraints(s, req->constraints_size(), "constraints"); !ok) return ok;
-      return create_all(s, req->constraints(), "constraints", add_constraint, resp->mutable_ids());
+      return s.world.add_constraints(req->constraints(), resp->mutable_ids());
     });
   }
 
@@ -50,8 +47,8 @@ class ConstraintServiceImpl final : public v1::ConstraintService::CallbackServic
   ServerUnaryReactor* ListConstraints(CallbackServerContext* ctx, const v1::ListConstraintsRequest* req,
                                       v1::ListConstraintsResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [resp](State& s, WorldHost&) -> Status {
-      for (const ConstraintId id : s.world.constraints())
-        constraint_to_proto(s.world.constraint(id).value(), s.world, s.names, resp->add_constraints());
+      for (const ConstraintId id : s.world.core().constraints())
+        if (Status ok = s.world.describe(id, resp->add_constraints()); !ok) return ok;
       return ok_status();
     });
   }
@@ -59,7 +56,7 @@ class ConstraintServiceImpl final : public v1::ConstraintService::CallbackServic
   ServerUnaryReactor* UpdateConstraint(CallbackServerContext* ctx, const v1::UpdateConstraintRequest* req,
                                        v1::UpdateConstraintResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      if (Status ok = update_constraint(s, req->id(), req->constraint()); !ok) return ok;
+      if (Status ok = s.world.update_constraint(req->id(), req->constraint()); !ok) return ok;
       return describe_constraint(s, req->id(), resp->mutable_constraint());
     });
   }
@@ -67,7 +64,7 @@ class ConstraintServiceImpl final : public v1::ConstraintService::CallbackServic
   ServerUnaryReactor* RemoveConstraint(CallbackServerContext* ctx, const v1::RemoveConstraintRequest* req,
                                        v1::RemoveConstraintResponse*) override {
     return on_world(ctx, registry_, req->world(),
-                    [req](State& s, WorldHost&) { return remove_constraint(s, req->id()); });
+                    [req](State& s, WorldHost&) { return s.world.remove_constraint(req->id()); });
   }
 
  private:

@@ -1,5 +1,4 @@
 // ForceService: springs, dampers, applied forces and impulses of a world.
-#include "commands.hpp"
 #include "convert/convert.hpp"
 #include "linkage/v1/service.grpc.pb.h"
 #include "on_world.hpp"
@@ -10,6 +9,7 @@ namespace {
 
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
+using State = WorldHost::State;
 
 class ForceServiceImpl final : public v1::ForceService::CallbackService {
  public:
@@ -18,10 +18,9 @@ class ForceServiceImpl final : public v1::ForceService::CallbackService {
   ServerUnaryReactor* AddForce(CallbackServerContext* ctx, const v1::AddForceRequest* req,
                                v1::AddForceResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      Result<ForceId> id = add_force(s, req->force());
+      Result<ForceId> id = s.world.add_force(req->force());
       if (!id) return id.error();
-      resp->mutable_id()->set_index(id.value().index);
-      resp->mutable_id()->set_generation(id.value().generation);
+      id_to_proto(id.value(), resp->mutable_id());
       return ok_status();
     });
   }
@@ -29,21 +28,21 @@ class ForceServiceImpl final : public v1::ForceService::CallbackService {
   ServerUnaryReactor* UpdateForce(CallbackServerContext* ctx, const v1::UpdateForceRequest* req,
                                   v1::UpdateForceResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      if (Status ok = update_force(s, req->id(), req->force()); !ok) return ok;
-      force_to_proto(s.world.force(ForceId{req->id().index(), req->id().generation()}).value(), resp->mutable_force());
-      return ok_status();
+      if (Status ok = s.world.update_force(req->id(), req->force()); !ok) return ok;
+      return s.world.describe(id_from_proto<ForceTag>(req->id()), resp->mutable_force());
     });
   }
 
   ServerUnaryReactor* RemoveForce(CallbackServerContext* ctx, const v1::RemoveForceRequest* req,
                                   v1::RemoveForceResponse*) override {
-    return on_world(ctx, registry_, req->world(), [req](State& s, WorldHost&) { return remove_force(s, req->id()); });
+    return on_world(ctx, registry_, req->world(), [req](State& s, WorldHost&) { return s.world.remove_force(req->id()); });
   }
 
   ServerUnaryReactor* ListForces(CallbackServerContext* ctx, const v1::ListForcesRequest* req,
                                  v1::ListForcesResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [resp](State& s, WorldHost&) -> Status {
-      for (const ForceId id : s.world.forces()) force_to_proto(s.world.force(id).value(), resp->add_forces());
+      for (const ForceId id : s.world.core().forces())
+        if (Status ok = s.world.describe(id, resp->add_forces()); !ok) return ok;
       return ok_status();
     });
   }
@@ -51,7 +50,7 @@ class ForceServiceImpl final : public v1::ForceService::CallbackService {
   ServerUnaryReactor* ApplyImpulse(CallbackServerContext* ctx, const v1::ApplyImpulseRequest* req,
                                    v1::ApplyImpulseResponse*) override {
     return on_world(ctx, registry_, req->world(),
-                    [req](State& s, WorldHost&) { return apply_impulse(s, req->impulse()); });
+                    [req](State& s, WorldHost&) { return s.world.apply_impulse(req->impulse()); });
   }
 
  private:

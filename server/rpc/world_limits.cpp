@@ -40,17 +40,17 @@ Result<Limits> limits_from_proto(const v1::WorldLimits& asked, const ServerLimit
   return merge(asked, server, server.world);
 }
 
-Result<Limits> updated_limits(const v1::WorldLimits& asked, const ServerLimits& server, const WorldHostState& s) {
-  Result<Limits> out = merge(asked, server, s.limits);
+Result<Limits> updated_limits(const v1::WorldLimits& asked, const ServerLimits& server, const HostedWorld& w) {
+  Result<Limits> out = merge(asked, server, w.limits());
   if (!out) return out;
   const struct {
     const char* field;
     int limit;
     std::size_t held;
     const char* what;
-  } counts[] = {{"max_bodies", out.value().max_bodies, s.world.body_count(), "bodies"},
-                {"max_constraints", out.value().max_constraints, s.world.constraint_count(), "constraints"},
-                {"max_forces", out.value().max_forces, s.world.force_count(), "forces"}};
+  } counts[] = {{"max_bodies", out.value().max_bodies, w.core().body_count(), "bodies"},
+                {"max_constraints", out.value().max_constraints, w.core().constraint_count(), "constraints"},
+                {"max_forces", out.value().max_forces, w.core().force_count(), "forces"}};
   for (const auto& c : counts)
     if (static_cast<std::size_t>(c.limit) < c.held)
       return Error{ErrorCode::failed_precondition, std::string("limits.") + c.field + ": the world holds " +

@@ -12,8 +12,8 @@ namespace linkage::server {
 // "limits.<field>: ..." for a value out of range.
 Result<Limits> limits_from_proto(const v1::WorldLimits& asked, const ServerLimits& server);
 
-// `current` with the fields `asked` sets, for a world that holds `state`'s
-// objects; FAILED_PRECONDITION for a count below what it holds.
-Result<Limits> updated_limits(const v1::WorldLimits& asked, const ServerLimits& server, const WorldHostState& state);
+// The world's limits with the fields `asked` sets; FAILED_PRECONDITION for a
+// count below what it holds.
+Result<Limits> updated_limits(const v1::WorldLimits& asked, const ServerLimits& server, const HostedWorld& world);
 
 }  // namespace linkage::server

@@ -2,9 +2,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "commands.hpp"
 #include "convert/convert.hpp"
 #include "convert/scene_io.hpp"
+#include "host/describe.hpp"
 #include "linkage/v1/service.grpc.pb.h"
 #include "on_world.hpp"
 #include "services.hpp"
@@ -16,6 +16,7 @@ namespace {
 
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
+using State = WorldHost::State;
 
 // The most ticks one Step call may ask for.
 constexpr std::uint32_t kMaxStepTicks = 1000000;
@@ -43,14 +44,6 @@ class RefusedStream final : public grpc::ServerWriteReactor<v1::Snapshot> {
   explicit RefusedStream(grpc::Status status) { Finish(std::move(status)); }
   void OnDone() override { delete this; }
 };
-
-// Replaces the world's contents, keeping its clock and subscribers.
-void replace_contents(State& s, World world, Names names, Footprint footprint) {
-  s.world = std::move(world);
-  s.names = std::move(names);
-  s.footprint = std::move(footprint);
-  s.changes.replaced();
-}
 
 class WorldServiceImpl final : public v1::WorldService::CallbackService {
  public:
@@ -105,14 +98,12 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   ServerUnaryReactor* UpdateWorld(CallbackServerContext* ctx, const v1::UpdateWorldRequest* req,
                                   v1::UpdateWorldResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [this, req, resp](State& s, WorldHost& h) -> Status {
-      Result<WorldSettings> settings = settings_from_proto(req->settings(), s.world.settings());
+      Result<WorldSettings> settings = settings_from_proto(req->settings(), s.world.core().settings());
       if (!settings) return settings.error();
       if (Status ok = check_settings(settings.value(), registry_.limits().settings); !ok) return ok;
-      Result<Limits> limits = updated_limits(req->limits(), registry_.limits(), s);
+      Result<Limits> limits = updated_limits(req->limits(), registry_.limits(), s.world);
       if (!limits) return limits.error();
-      if (Status ok = s.world.set_settings(settings.value()); !ok) return Error{ok.error().code, "settings." + ok.error().message};
-      s.limits = limits.value();
-      s.changes.settings_changed();
+      if (Status ok = s.world.update(settings.value(), limits.value()); !ok) return ok;
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
     });
@@ -190,14 +181,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* Reset(CallbackServerContext* ctx, const v1::ResetRequest* req, v1::ResetResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [resp](State& s, WorldHost& h) -> Status {
-      if (s.reset_point) {
-        s.world.restore(s.reset_point->world);
-        s.names = s.reset_point->names;
-        s.footprint = Footprint::of(s.world, s.names);
-        s.changes.replaced();
-      } else {
-        replace_contents(s, World::create(s.world.settings()).value(), Names{}, Footprint{});
-      }
+      s.world.reset();
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
     });
@@ -206,14 +190,13 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   ServerUnaryReactor* LoadScene(CallbackServerContext* ctx, const v1::LoadSceneRequest* req,
                                 v1::LoadSceneResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [this, req, resp](State& s, WorldHost& h) -> Status {
-      const SceneLimits limits{s.limits.max_bodies, s.limits.max_constraints, s.limits.max_forces, s.limits.max_bytes};
+      const Limits& l = s.world.limits();
+      const SceneLimits limits{l.max_bodies, l.max_constraints, l.max_forces, l.max_bytes};
       Result<LoadedScene> loaded = load_scene(req->scene(), defaults_, limits);
       if (!loaded) return prefixed(loaded.error(), "scene");
       if (Status ok = check_settings(loaded.value().world.settings(), registry_.limits().settings, "scene.settings"); !ok)
         return ok;
-      s.reset_point = std::make_shared<State::ResetPoint>(State::ResetPoint{loaded.value().world.save(), loaded.value().names});
-      replace_contents(s, std::move(loaded.value().world), std::move(loaded.value().names),
-                       std::move(loaded.value().footprint));
+      s.world.load_scene(std::move(loaded.value()));
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
     });
@@ -222,7 +205,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   ServerUnaryReactor* SaveScene(CallbackServerContext* ctx, const v1::SaveSceneRequest* req,
                                 v1::SaveSceneResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [resp](State& s, WorldHost&) {
-      *resp->mutable_scene() = save_scene(s.world, s.names);
+      *resp->mutable_scene() = save_scene(s.world.core(), s.world.names());
       return ok_status();
     });
   }
@@ -231,15 +214,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
                                  v1::ApplyBatchResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
       resp->set_tick(s.tick);
-      return atomically(s, [&]() -> Status {
-        for (int i = 0; i < req->commands_size(); ++i) {
-          if (Status ok = run_command(s, req->commands(i), resp->add_results()); !ok) {
-            resp->clear_results();
-            return prefixed(ok.error(), "commands[" + std::to_string(i) + "]");
-          }
-        }
-        return ok_status();
-      });
+      return s.world.apply_batch(req->commands(), resp->mutable_results());
     });
   }
 

@@ -25,6 +25,19 @@ void WorldMirror::apply(const v1::Snapshot& frame) {
   for (const v1::Constraint& k : c.added_constraints())
     inconsistencies_ += !constraints_.insert_or_assign(from_proto(k.id()), k).second;
   for (const v1::Force& f : c.added_springs()) inconsistencies_ += !springs_.insert_or_assign(from_proto(f.id()), f).second;
+  // Updates replace what the picture holds of objects it already knows
+  // (new definitions, renames); the columns below then give bodies' state.
+  auto update = [this](auto& map, const auto& message) {
+    auto it = map.find(from_proto(message.id()));
+    if (it == map.end()) {
+      ++inconsistencies_;
+      return;
+    }
+    it->second = message;
+  };
+  for (const v1::Body& b : c.updated_bodies()) update(bodies_, b);
+  for (const v1::Constraint& k : c.updated_constraints()) update(constraints_, k);
+  for (const v1::Force& f : c.updated_springs()) update(springs_, f);
 
   // The columns: the state of every body at this tick, in the world's order.
   const int dim = frame.dimension();

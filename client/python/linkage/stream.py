@@ -25,23 +25,29 @@ class Changes:
     """Topology changes since the previous snapshot of the same stream.
 
     With `full` set the lists hold the whole topology (the first snapshot, or
-    after falling behind) and replace what the reader knew. Bodies,
-    constraints and springs come as dicts {"id": Id, "def": {...}, ...}.
+    after falling behind) and replace what the reader knew. Otherwise each
+    object is in at most one list of its kind: added, updated (a new
+    definition or name, by any client), or removed. Bodies, constraints and
+    springs come as dicts {"id": Id, "def": {...}, ...}.
     `settings` is the world's settings dict when they changed (and on a full
     frame), else None. False when there is nothing.
     """
 
-    __slots__ = ("full", "added_bodies", "removed_bodies", "added_constraints", "removed_constraints",
-                 "added_springs", "removed_springs", "settings")
+    __slots__ = ("full", "added_bodies", "updated_bodies", "removed_bodies", "added_constraints",
+                 "updated_constraints", "removed_constraints", "added_springs", "updated_springs",
+                 "removed_springs", "settings")
 
     def __init__(self, message: snapshot_pb2.TopologyChanges | None = None):
         message = message if message is not None else snapshot_pb2.TopologyChanges()
         self.full = message.full
         self.added_bodies = [plain(b) for b in message.added_bodies]
+        self.updated_bodies = [plain(b) for b in message.updated_bodies]
         self.removed_bodies = ids(message.removed_bodies)
         self.added_constraints = [plain(c) for c in message.added_constraints]
+        self.updated_constraints = [plain(c) for c in message.updated_constraints]
         self.removed_constraints = ids(message.removed_constraints)
         self.added_springs = [plain(f) for f in message.added_springs]
+        self.updated_springs = [plain(f) for f in message.updated_springs]
         self.removed_springs = ids(message.removed_springs)
         self.settings = plain(message.settings) if message.HasField("settings") else None
 
@@ -171,7 +177,8 @@ class World:
             print(mirror.bodies[mirror.names["bob"]]["def"]["mass"], mirror.positions[mirror.names["bob"]])
 
     `bodies`, `constraints` and `springs` map Id -> the dict the server sent
-    when it was added; `positions`, `velocities`, `angles`,
+    when it was added or last updated (by any client: a rename, a new mass,
+    shape, length or stiffness); `positions`, `velocities`, `angles`,
     `angular_velocities` map body Id -> the latest state; `constraint_rows`
     maps constraint Id -> ConstraintRows (when the stream sends them);
     `diagnostics` is the latest diagnostics dict; `settings` the world's
@@ -216,6 +223,12 @@ class World:
                              (self.springs, c.added_springs)):
             for item in added:
                 table[item["id"]] = item
+        # An update replaces the whole definition of an object already known.
+        for table, updated in ((self.bodies, c.updated_bodies), (self.constraints, c.updated_constraints),
+                               (self.springs, c.updated_springs)):
+            for item in updated:
+                if item["id"] in table:
+                    table[item["id"]] = item
         self.name = snapshot.world
         self.tick, self.time = snapshot.tick, snapshot.time
         self.dimension, self.paused = snapshot.dimension, snapshot.paused

@@ -3,8 +3,10 @@
 //
 // Each Snapshot carries the topology changes since the subscriber's previous
 // frame (the whole topology when `changes.full` is set: the first frame, or
-// after falling behind the server's change history). Applying them in order
-// keeps bodies, constraints and springs by id without polling ListBodies; the
+// after falling behind the server's change history): objects added, updated
+// (a new definition or name, from UpdateBody, UpdateConstraint, UpdateForce
+// or a batch, by any client) and removed. Applying them in order keeps
+// bodies, constraints and springs by id without polling ListBodies; the
 // frame's columns then refresh each known body's position, angle and
 // velocities, so the picture is the world at the frame's tick.
 
@@ -38,7 +40,7 @@ class WorldMirror {
   std::uint64_t topology_version() const { return topology_version_; }
   std::uint64_t frames() const { return frames_; }
   // Changes that did not fit the picture (a body added twice, an unknown one
-  // removed): 0 unless the stream and this mirror disagree.
+  // removed or updated): 0 unless the stream and this mirror disagree.
   std::uint64_t inconsistencies() const { return inconsistencies_; }
 
  private:

@@ -1,0 +1,362 @@
+#include "hosted_world.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace linkage::server {
+namespace {
+
+Error exhausted(const char* what, int limit) {
+  return {ErrorCode::resource_exhausted, std::string("the world holds its maximum of ") + std::to_string(limit) + " " +
+                                             what + "; remove some first (or raise --max-" + what + ")"};
+}
+
+std::string indexed(const char* field, int i) { return std::string(field) + "[" + std::to_string(i) + "]"; }
+
+// Creates every def in order with `create`, stopping at the first error,
+// which names the def as `field[i]`.
+template <class Defs, class Create>
+Status create_each(const Defs& defs, const char* field, Create create, Repeated<v1::Id>* ids) {
+  for (int i = 0; i < defs.size(); ++i) {
+    auto id = create(defs.Get(i));
+    if (!id) {
+      ids->Clear();
+      return prefixed(id.error(), indexed(field, i));
+    }
+    id_to_proto(id.value(), ids->Add());
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+HostedWorld::HostedWorld(World world, Names names, Limits limits)
+    : world_(std::move(world)), names_(std::move(names)), limits_(limits) {
+  footprint_ = Footprint::of(world_, names_);
+}
+
+// --- reads ---
+
+Result<BodyId> HostedWorld::find_body(const v1::BodyRef& ref, std::string_view field) const {
+  Result<BodyId> id = resolve()(ref, field);
+  if (!id) return id.error();
+  if (id.value().is_null()) return Error{ErrorCode::invalid_argument, std::string(field) + ": must name a body"};
+  return id;
+}
+
+void HostedWorld::describe(BodyId id, v1::Body* out) const {
+  body_to_proto(world_.body(id).value(), names_.body_name(id), out);
+}
+
+Status HostedWorld::describe(ConstraintId id, v1::Constraint* out) const {
+  Result<ConstraintInfo> info = world_.constraint(id);
+  if (!info) return info.error();
+  constraint_to_proto(info.value(), world_, names_, out);
+  return ok_status();
+}
+
+Status HostedWorld::describe(ForceId id, v1::Force* out) const {
+  Result<ForceInfo> info = world_.force(id);
+  if (!info) return info.error();
+  force_to_proto(info.value(), out);
+  return ok_status();
+}
+
+// --- checks ---
+
+Status HostedWorld::fits(std::uint32_t old_bytes, std::uint32_t new_bytes) const {
+  const std::uint64_t after = footprint_.bytes() - old_bytes + new_bytes;
+  if (new_bytes > old_bytes && after > limits_.max_bytes)
+    return Error{ErrorCode::resource_exhausted, footprint_exceeded(after, limits_.max_bytes)};
+  return ok_status();
+}
+
+// Whether `n` more of `what` fit beside `count` under `limit`; if not, the
+// error names the first that does not, checked before any is made, so that
+// refusing a huge list costs nothing.
+Status HostedWorld::room(std::size_t count, int limit, const char* what, int n, const char* field) const {
+  const std::int64_t left = std::max<std::int64_t>(limit - static_cast<std::int64_t>(count), 0);
+  if (n <= left) return ok_status();
+  return prefixed(exhausted(what, limit), indexed(field, static_cast<int>(left)));
+}
+
+Status HostedWorld::atomically(const std::function<Status()>& body) {
+  const WorldState world = world_.save();
+  const Names names = names_;
+  const ChangeLog changes = changes_;
+  const Footprint footprint = footprint_;
+  Status result = body();
+  if (!result) {
+    world_.restore(world);
+    names_ = names;
+    changes_ = changes;
+    footprint_ = footprint;
+  }
+  return result;
+}
+
+// --- bodies ---
+
+Result<BodyId> HostedWorld::create_body(const v1::BodyDef& def) {
+  if (static_cast<int>(world_.body_count()) >= limits_.max_bodies) return exhausted("bodies", limits_.max_bodies);
+  if (!def.name().empty()) {
+    if (Status ok = names_.check_body_name(def.name()); !ok) return prefixed(ok.error(), "body");
+  }
+  Result<BodyDef> core = body_from_proto(def);
+  if (!core) return core.error();
+  const std::uint32_t bytes = Footprint::body(core.value(), def.name().size(), dimension());
+  if (Status ok = fits(0, bytes); !ok) return ok.error();
+  Result<BodyId> id = world_.add_body(core.value());
+  if (!id) return body_error(id.error());
+  if (!def.name().empty()) names_.add_body(def.name(), id.value()).value();
+  footprint_.set(id.value(), bytes);
+  changes_.added(id.value());
+  return id;
+}
+
+Status HostedWorld::create_bodies(const Repeated<v1::BodyDef>& defs, Repeated<v1::Id>* ids) {
+  if (Status ok = room(world_.body_count(), limits_.max_bodies, "bodies", defs.size(), "bodies"); !ok) return ok;
+  return atomically(
+      [&] { return create_each(defs, "bodies", [this](const v1::BodyDef& d) { return create_body(d); }, ids); });
+}
+
+Result<BodyId> HostedWorld::update_body(const v1::BodyRef& body, const v1::BodyDef& def) {
+  Result<BodyId> id = find_body(body);
+  if (!id) return id.error();
+  Result<BodyDef> core = body_from_proto(def, "def");
+  if (!core) return core.error();
+  // An empty name keeps the body's name.
+  const bool rename = !def.name().empty() && def.name() != names_.body_name(id.value());
+  if (rename) {
+    if (Status ok = names_.check_body_name(def.name()); !ok) return prefixed(ok.error(), "def");
+  }
+  const std::size_t name = rename ? def.name().size() : names_.body_name(id.value()).size();
+  const std::uint32_t bytes = Footprint::body(core.value(), name, dimension());
+  if (Status ok = fits(footprint_.of(id.value()), bytes); !ok) return prefixed(ok.error(), "def");
+  if (Status ok = world_.update_body(id.value(), core.value()); !ok) return body_error(ok.error(), "def");
+  if (rename) names_.add_body(def.name(), id.value()).value();
+  footprint_.set(id.value(), bytes);
+  changes_.updated(id.value());
+  return id;
+}
+
+Result<Removed> HostedWorld::remove_body(const v1::BodyRef& body) {
+  Result<BodyId> id = find_body(body);
+  if (!id) return id.error();
+  // Streams know springs only: note which of the forces it may take are
+  // springs while they are there to ask.
+  std::vector<ForceId> springs;
+  for (const ForceId f : world_.forces()) {
+    const ForceInfo info = world_.force(f).value();
+    if (const auto* s = std::get_if<SpringDef>(&info.def); s && (s->a == id.value() || s->b == id.value()))
+      springs.push_back(f);
+  }
+  Result<Removed> removed = world_.remove_body(id.value());
+  if (!removed) return removed.error();
+  // What the body took with it goes from the streams' pictures too.
+  for (const ConstraintId c : removed.value().constraints) changes_.removed(c);
+  for (const ForceId f : removed.value().forces)
+    if (std::find(springs.begin(), springs.end(), f) != springs.end()) changes_.removed_spring(f);
+  changes_.removed(id.value());
+  names_.remove(id.value(), removed.value());
+  footprint_.erase(id.value(), removed.value());
+  return removed;
+}
+
+// --- constraints ---
+
+Result<ConstraintId> HostedWorld::add_constraint(const v1::ConstraintDef& def) {
+  if (static_cast<int>(world_.constraint_count()) >= limits_.max_constraints)
+    return exhausted("constraints", limits_.max_constraints);
+  if (!def.name().empty()) {
+    if (Status ok = names_.check_constraint_name(def.name()); !ok) return prefixed(ok.error(), "constraint");
+  }
+  Result<ConstraintDef> core = constraint_from_proto(def, resolve());
+  if (!core) return core.error();
+  const Softness softness = softness_from_proto(def);
+  const std::uint32_t bytes = Footprint::constraint(core.value(), softness, def.name().size(), dimension());
+  if (Status ok = fits(0, bytes); !ok) return ok.error();
+  Result<ConstraintId> id = world_.add_constraint(core.value(), softness);
+  if (!id) return constraint_error(id.error(), def);
+  if (!def.name().empty()) names_.add_constraint(def.name(), id.value()).value();
+  footprint_.set(id.value(), bytes);
+  changes_.added(id.value());
+  return id;
+}
+
+Status HostedWorld::add_constraints(const Repeated<v1::ConstraintDef>& defs, Repeated<v1::Id>* ids) {
+  if (Status ok = room(world_.constraint_count(), limits_.max_constraints, "constraints", defs.size(), "constraints");
+      !ok)
+    return ok;
+  return atomically([&] {
+    return create_each(defs, "constraints", [this](const v1::ConstraintDef& d) { return add_constraint(d); }, ids);
+  });
+}
+
+Status HostedWorld::update_constraint(const v1::Id& id, const v1::ConstraintDef& def) {
+  const ConstraintId cid = id_from_proto<ConstraintTag>(id);
+  if (!world_.contains(cid))
+    return Error{ErrorCode::not_found, "id: constraint " + std::to_string(cid.index) + ":" +
+                                           std::to_string(cid.generation) + " does not exist (never created, or removed)"};
+  // An empty name keeps the constraint's name; another one renames it.
+  const bool rename = !def.name().empty() && def.name() != names_.constraint_name(cid);
+  if (rename) {
+    if (Status ok = names_.check_constraint_name(def.name()); !ok) return prefixed(ok.error(), "constraint");
+  }
+  Result<ConstraintDef> core = constraint_from_proto(def, resolve());
+  if (!core) return core.error();
+  const Softness softness = softness_from_proto(def);
+  const std::size_t name = rename ? def.name().size() : names_.constraint_name(cid).size();
+  const std::uint32_t bytes = Footprint::constraint(core.value(), softness, name, dimension());
+  if (Status ok = fits(footprint_.of(cid), bytes); !ok) return prefixed(ok.error(), "constraint");
+  return atomically([&]() -> Status {
+    if (Status ok = world_.update_constraint(cid, core.value()); !ok) return constraint_error(ok.error(), def);
+    if (Status ok = world_.set_softness(cid, softness); !ok) return constraint_error(ok.error(), def);
+    if (rename) names_.add_constraint(def.name(), cid).value();
+    footprint_.set(cid, bytes);
+    changes_.updated(cid);
+    return ok_status();
+  });
+}
+
+Status HostedWorld::remove_constraint(const v1::Id& id) {
+  const ConstraintId cid = id_from_proto<ConstraintTag>(id);
+  if (Status ok = world_.remove_constraint(cid); !ok) return ok;
+  changes_.removed(cid);
+  names_.remove_constraint(cid);
+  footprint_.erase(cid);
+  return ok_status();
+}
+
+// --- forces ---
+
+Result<ForceId> HostedWorld::add_force(const v1::ForceDef& def) {
+  if (static_cast<int>(world_.force_count()) >= limits_.max_forces) return exhausted("forces", limits_.max_forces);
+  Result<ForceDefAny> core = force_from_proto(def, resolve());
+  if (!core) return core.error();
+  const std::uint32_t bytes = Footprint::force(core.value());
+  if (Status ok = fits(0, bytes); !ok) return ok.error();
+  const auto* spring = std::get_if<SpringDef>(&core.value());
+  Result<ForceId> id = spring ? world_.add_spring(*spring) : world_.apply_force(std::get<ForceDef>(core.value()));
+  if (!id) return force_error(id.error(), def);
+  footprint_.set(id.value(), bytes);
+  if (spring) changes_.added_spring(id.value());
+  return id;
+}
+
+Status HostedWorld::update_force(const v1::Id& id, const v1::ForceDef& def) {
+  const ForceId fid = id_from_proto<ForceTag>(id);
+  Result<ForceDefAny> core = force_from_proto(def, resolve());
+  if (!core) return core.error();
+  const auto* spring = std::get_if<SpringDef>(&core.value());
+  if (!spring) return Error{ErrorCode::invalid_argument, "force: only springs can be updated; remove an applied force and add another"};
+  const std::uint32_t bytes = Footprint::force(core.value());
+  if (Status ok = fits(footprint_.of(fid), bytes); !ok) return prefixed(ok.error(), "force");
+  if (Status ok = world_.update_spring(fid, *spring); !ok) return force_error(ok.error(), def);
+  footprint_.set(fid, bytes);
+  changes_.updated_spring(fid);
+  return ok_status();
+}
+
+Status HostedWorld::remove_force(const v1::Id& id) {
+  const ForceId fid = id_from_proto<ForceTag>(id);
+  Result<ForceInfo> info = world_.force(fid);
+  if (!info) return info.error();
+  const bool spring = std::holds_alternative<SpringDef>(info.value().def);
+  if (Status ok = world_.remove_force(fid); !ok) return ok;
+  if (spring) changes_.removed_spring(fid);
+  footprint_.erase(fid);
+  return ok_status();
+}
+
+Status HostedWorld::apply_impulse(const v1::Impulse& impulse) {
+  Result<ImpulseDef> core = impulse_from_proto(impulse, resolve());
+  if (!core) return core.error();
+  // A velocity change: state, which every frame's columns carry.
+  if (Status ok = world_.apply_impulse(core.value()); !ok) return prefixed(ok.error(), "impulse");
+  return ok_status();
+}
+
+// --- the world as a whole ---
+
+Status HostedWorld::run_command(const v1::Command& c, v1::CommandResult* out) {
+  auto created = [&](auto result) -> Status {
+    if (!result) return result.error();
+    id_to_proto(result.value(), out->mutable_created());
+    return ok_status();
+  };
+  switch (c.command_case()) {
+    case v1::Command::kCreateBody: return created(create_body(c.create_body()));
+    case v1::Command::kUpdateBody: {
+      Result<BodyId> id = update_body(c.update_body().body(), c.update_body().def());
+      return id ? ok_status() : Status(id.error());
+    }
+    case v1::Command::kRemoveBody: {
+      Result<Removed> removed = remove_body(c.remove_body());
+      if (!removed) return removed.error();
+      for (const ConstraintId id : removed.value().constraints) id_to_proto(id, out->add_removed_constraints());
+      for (const ForceId id : removed.value().forces) id_to_proto(id, out->add_removed_forces());
+      return ok_status();
+    }
+    case v1::Command::kAddConstraint: return created(add_constraint(c.add_constraint()));
+    case v1::Command::kUpdateConstraint:
+      return update_constraint(c.update_constraint().id(), c.update_constraint().constraint());
+    case v1::Command::kRemoveConstraint: return remove_constraint(c.remove_constraint());
+    case v1::Command::kAddForce: return created(add_force(c.add_force()));
+    case v1::Command::kRemoveForce: return remove_force(c.remove_force());
+    case v1::Command::kApplyImpulse: return apply_impulse(c.apply_impulse());
+    case v1::Command::COMMAND_NOT_SET: break;
+  }
+  return Error{ErrorCode::invalid_argument, "command: no command set"};
+}
+
+Status HostedWorld::apply_batch(const Repeated<v1::Command>& commands, Repeated<v1::CommandResult>* results) {
+  return atomically([&]() -> Status {
+    for (int i = 0; i < commands.size(); ++i) {
+      if (Status ok = run_command(commands.Get(i), results->Add()); !ok) {
+        results->Clear();
+        return prefixed(ok.error(), indexed("commands", i));
+      }
+    }
+    return ok_status();
+  });
+}
+
+Status HostedWorld::update(const WorldSettings& settings, const Limits& limits) {
+  if (Status ok = world_.set_settings(settings); !ok) return Error{ok.error().code, "settings." + ok.error().message};
+  limits_ = limits;
+  changes_.settings_changed();
+  return ok_status();
+}
+
+void HostedWorld::load_scene(LoadedScene scene) {
+  reset_point_ = std::make_shared<const ResetPoint>(ResetPoint{scene.world.save(), scene.names});
+  // Assignment keeps the World where it is: references to it stay valid.
+  world_ = std::move(scene.world);
+  names_ = std::move(scene.names);
+  footprint_ = std::move(scene.footprint);
+  changes_.replaced();
+}
+
+void HostedWorld::mark_reset_point() {
+  reset_point_ = std::make_shared<const ResetPoint>(ResetPoint{world_.save(), names_});
+}
+
+void HostedWorld::reset() {
+  if (reset_point_) {
+    world_.restore(reset_point_->world);
+    names_ = reset_point_->names;
+  } else {
+    world_ = World::create(world_.settings()).value();
+    names_ = Names{};
+  }
+  footprint_ = Footprint::of(world_, names_);
+  changes_.replaced();
+}
+
+void HostedWorld::roll_back(const World& checkpoint) {
+  world_ = checkpoint;
+  footprint_ = Footprint::of(world_, names_);
+}
+
+}  // namespace linkage::server

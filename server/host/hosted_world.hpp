@@ -1,0 +1,140 @@
+#pragma once
+// A world as the server hosts it: the core World, the names clients gave its
+// bodies and constraints, the log of changes streams report, its footprint,
+// its limits and the scene Reset returns to, kept in step by one class.
+//
+// It is the only way to change a hosted world: every method that changes one
+// validates first, changes nothing when it fails, and records in the change
+// log what it did (adds, updates with renames, removes, settings, a
+// replacement). Callers (the services, the tick loop) read through const
+// accessors; nothing outside gets a mutable reference into the World, and
+// what the accessors return is valid until the next call that changes the
+// world (LoadScene and Reset replace its contents in place).
+//
+// Commands take the linkage.v1 messages and answer with core ids or proto
+// errors whose messages name the request's fields; no gRPC here.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "change_log.hpp"
+#include "convert/convert.hpp"
+#include "convert/footprint.hpp"
+#include "convert/names.hpp"
+#include "convert/scene_io.hpp"
+#include "guard.hpp"
+#include "linkage/linkage.hpp"
+#include "linkage/v1/service.pb.h"
+
+namespace linkage::server {
+
+// Per-world caps (the server's flags give the defaults).
+struct Limits {
+  int max_bodies = 100000;
+  int max_constraints = 200000;
+  int max_forces = 100000;
+  // The most the world's footprint may reach (convert/footprint.hpp), so that
+  // every answer about it fits in a message: footprint_limit(--max-message-bytes).
+  std::uint64_t max_bytes = (16u << 20) - kAnswerOverhead;
+  // The largest max |C| after a tick (m or rad) before the world counts as
+  // diverged; 0: no bound (non-finite state is caught regardless).
+  double max_error = 0.0;
+  WatchdogLimits watchdog;
+};
+
+template <class T>
+using Repeated = google::protobuf::RepeatedPtrField<T>;
+
+class HostedWorld {
+ public:
+  // What Reset returns to: the scene last loaded.
+  struct ResetPoint {
+    WorldState world;
+    Names names;
+  };
+
+  // Not explicit: a World alone is a hosted world with no names and default limits.
+  HostedWorld(World world, Names names = {}, Limits limits = {});
+
+  const World& core() const { return world_; }
+  const Names& names() const { return names_; }
+  const ChangeLog& changes() const { return changes_; }
+  const Footprint& footprint() const { return footprint_; }
+  const Limits& limits() const { return limits_; }
+  // Null for a world no scene was loaded into (Reset empties it).
+  const ResetPoint* reset_point() const { return reset_point_.get(); }
+
+  // --- reads, as the services answer them ---
+
+  // The body a reference names; INVALID_ARGUMENT for the empty reference
+  // (the world), NOT_FOUND for an unknown id or name.
+  Result<BodyId> find_body(const v1::BodyRef& ref, std::string_view field = "body") const;
+  void describe(BodyId id, v1::Body* out) const;
+  Status describe(ConstraintId id, v1::Constraint* out) const;
+  Status describe(ForceId id, v1::Force* out) const;
+
+  // --- bodies ---
+
+  Result<BodyId> create_body(const v1::BodyDef& def);
+  // All or nothing; the error names `bodies[i]`.
+  Status create_bodies(const Repeated<v1::BodyDef>& defs, Repeated<v1::Id>* ids);
+  // Returns the body's id (the reference may be a name the update changed).
+  Result<BodyId> update_body(const v1::BodyRef& body, const v1::BodyDef& def);
+  Result<Removed> remove_body(const v1::BodyRef& body);
+
+  // --- constraints ---
+
+  Result<ConstraintId> add_constraint(const v1::ConstraintDef& def);
+  // All or nothing; the error names `constraints[i]`.
+  Status add_constraints(const Repeated<v1::ConstraintDef>& defs, Repeated<v1::Id>* ids);
+  Status update_constraint(const v1::Id& id, const v1::ConstraintDef& def);
+  Status remove_constraint(const v1::Id& id);
+
+  // --- forces ---
+
+  Result<ForceId> add_force(const v1::ForceDef& def);
+  Status update_force(const v1::Id& id, const v1::ForceDef& def);
+  Status remove_force(const v1::Id& id);
+  Status apply_impulse(const v1::Impulse& impulse);
+
+  // --- the world as a whole ---
+
+  // Runs the commands in order, all or nothing; the error names `commands[i]`.
+  Status apply_batch(const Repeated<v1::Command>& commands, Repeated<v1::CommandResult>* results);
+  // New settings and limits together (both already checked against the
+  // server's policy); INVALID_ARGUMENT "settings.<field>: ..." from the engine.
+  Status update(const WorldSettings& settings, const Limits& limits);
+  // Replaces the contents with a loaded scene, which becomes the reset point.
+  void load_scene(LoadedScene scene);
+  // Makes the contents as they are the reset point (linkaged --scene).
+  void mark_reset_point();
+  // Back to the reset point, or empty (keeping the settings) if there is none.
+  void reset();
+
+  // --- the tick loop ---
+
+  const StepDiagnostics& step() { return world_.step(); }
+  // Back to a copy of this world taken earlier with the same bodies,
+  // constraints and forces (the divergence check's checkpoint): names and
+  // change log stay as they are.
+  void roll_back(const World& checkpoint);
+
+ private:
+  // Runs `body`; if it fails, puts everything back as it was.
+  Status atomically(const std::function<Status()>& body);
+  Status run_command(const v1::Command& command, v1::CommandResult* result);
+  Status room(std::size_t count, int limit, const char* what, int n, const char* field) const;
+  Status fits(std::uint32_t old_bytes, std::uint32_t new_bytes) const;
+  BodyResolver resolve() const { return resolver(world_, names_); }
+  int dimension() const { return world_.settings().dimension; }
+
+  World world_;
+  Names names_;
+  Limits limits_;
+  ChangeLog changes_{};
+  Footprint footprint_{};
+  std::shared_ptr<const ResetPoint> reset_point_{};
+};
+
+}  // namespace linkage::server
