@@ -5,9 +5,9 @@
 // ListConstraints, ListForces and GetWorld field for field.
 //
 // With LINKAGE_RECORD_STREAM=FILE it also writes what the viewer's scene
-// model needs to replay the race (web/app/test/mirror-race.jsonl): each
-// frame's change records, one JSON object a line, then the lists it must
-// end equal to.
+// model needs to replay the race (web/app/test/mirror-race.jsonl, made with
+// LINKAGE_RACE_COMMANDS=400): each frame's change records, one JSON object a
+// line, then the lists it must end equal to.
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
@@ -41,6 +41,13 @@ bool same(const google::protobuf::Message& a, const google::protobuf::Message& b
 
 constexpr int kClients = 3;
 constexpr int kCommands = 2000;  // all clients together
+
+// LINKAGE_RACE_COMMANDS=N races N commands instead (a recording for the
+// viewer's tests is kept small).
+int commands_to_race() {
+  const char* n = std::getenv("LINKAGE_RACE_COMMANDS");
+  return n ? std::atoi(n) : kCommands;
+}
 constexpr char kWorld[] = "race";
 
 v1::Scene scene_file(const std::string& name) {
@@ -464,13 +471,14 @@ TEST(MirrorUpdates, EveryMirrorAgreesWithListAfterRacingClients) {
   MirrorReader mirror(server.target());
 
   Known known;
+  const int total = commands_to_race();
   std::vector<std::thread> racers;
   for (int i = 0; i < kClients; ++i)
     racers.emplace_back([&, i] {
       Racer racer(server.target(), known, 1300 + i);
       // Scene loads and resets in the first half only: the second's updates
       // must reach the mirror as updates, not in a whole new picture.
-      const int commands = kCommands / kClients + (i < kCommands % kClients);
+      const int commands = total / kClients + (i < total % kClients);
       for (int n = 0; n < commands; ++n) racer.run_one(n < commands / 2);
     });
   for (std::thread& t : racers) t.join();

@@ -232,6 +232,20 @@ export class SceneModel {
       const info = springInfo(f);
       if (info) this.springs.set(info.id, info);
     }
+    // Updates (any client's new definition or name) replace what is known
+    // of objects the model already holds.
+    for (const b of changes.updatedBodies) {
+      const info = bodyInfo(b);
+      if (this.bodies.has(info.id)) this.bodies.set(info.id, info);
+    }
+    for (const c of changes.updatedConstraints) {
+      const info = constraintInfo(c);
+      if (this.constraints.has(info.id)) this.constraints.set(info.id, info);
+    }
+    for (const f of changes.updatedSprings) {
+      const info = springInfo(f);
+      if (info && this.springs.has(info.id)) this.springs.set(info.id, info);
+    }
     this.revision++;
   }
 
@@ -239,7 +253,8 @@ export class SceneModel {
   apply(s: Snapshot, receivedAt: number): Frame {
     const c = s.changes;
     if (c && (c.full || c.addedBodies.length || c.removedBodies.length || c.addedConstraints.length ||
-        c.removedConstraints.length || c.addedSprings.length || c.removedSprings.length)) {
+        c.removedConstraints.length || c.addedSprings.length || c.removedSprings.length ||
+        c.updatedBodies.length || c.updatedConstraints.length || c.updatedSprings.length)) {
       this.applyChanges(c);
     }
     if (c?.settings) this.settings = c.settings;

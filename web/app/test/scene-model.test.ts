@@ -69,6 +69,26 @@ describe("SceneModel", () => {
     expect(m.revision).toBe(quiet);
   });
 
+  it("applies updated bodies, constraints and springs: new definitions and names", () => {
+    const m = new SceneModel();
+    m.apply(full(), 0);
+    const rev = m.revision;
+    m.apply(snapshot({
+      changes: {
+        updatedBodies: [body(B, "bobby", { rigid: true, disk: 0.2, mass: 3 })],
+        updatedConstraints: [distance({ index: 0, generation: 1 }, "tie", A, B, { x: 0.5, y: 0, z: 0 })],
+        updatedSprings: [spring({ index: 0, generation: 1 }, A, null)],
+      },
+    }), 0);
+    expect(m.bodies.get("1:1")).toMatchObject({ name: "bobby", mass: 3, shape: { kind: "disk", radius: 0.2 } });
+    expect(m.constraints.get("0:1")).toMatchObject({ name: "tie", bodies: ["0:1", "1:1"] });
+    expect(m.springs.get("0:1")).toMatchObject({ a: "0:1", b: null });
+    expect(m.revision).toBeGreaterThan(rev);
+    // An update of something the model never had is not an addition.
+    m.apply(snapshot({ changes: { updatedBodies: [body(C, "stranger")] } }), 0);
+    expect(m.bodies.has("2:1")).toBe(false);
+  });
+
   it("keeps a reused index with a new generation apart from the removed body", () => {
     const m = new SceneModel();
     m.apply(full(), 0);
