@@ -1,6 +1,7 @@
 #include "block_jacobian.hpp"
 
 #include <atomic>
+#include <cassert>
 
 namespace linkage {
 
@@ -19,11 +20,15 @@ void BlockJacobian::reset(int rows, int cols) {
 }
 
 void BlockJacobian::begin_group(int row, int rows) {
+  assert(row >= 0 && rows > 0 && row + rows <= rows_ && "a group's rows are inside J");
+  assert((groups_.empty() || row == groups_.back().row + groups_.back().rows) && "groups tile J's rows in order");
   new_layout();
   groups_.push_back({row, rows, static_cast<int>(blocks_.size()), 0});
 }
 
 double* BlockJacobian::add_block(int col, int cols) {
+  assert(!groups_.empty() && "a block belongs to a group");
+  assert(col >= 0 && cols > 0 && col + cols <= cols_ && "a block's columns are a body's DOF inside J");
   new_layout();
   Group& g = groups_.back();
   const int offset = static_cast<int>(values_.size());

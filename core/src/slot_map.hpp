@@ -3,6 +3,7 @@
 // Ids are never reused: a freed slot comes back with the next generation, and
 // a slot whose generation would wrap is retired for good.
 
+#include <cassert>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -36,9 +37,13 @@ class SlotMap {
     return s.generation == id.generation ? s.dense : -1;
   }
 
-  void set_dense(IdT id, int dense) { slots_[id.index].dense = dense; }
+  void set_dense(IdT id, int dense) {
+    assert(find(id) >= 0 && "only a live id moves");
+    slots_[id.index].dense = dense;
+  }
 
   void erase(IdT id) {
+    assert(find(id) >= 0 && "only a live id is erased");
     Slot& s = slots_[id.index];
     s.dense = -1;
     if (s.generation == std::numeric_limits<std::uint32_t>::max()) return;

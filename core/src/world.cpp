@@ -11,6 +11,7 @@
 #include "forces.hpp"
 #include "impulse.hpp"
 #include "integrators.hpp"
+#include "invariants.hpp"
 #include "projection.hpp"
 #include "world_data.hpp"
 #include "world_internal.hpp"
@@ -118,6 +119,7 @@ namespace {
 // The step's counters start at 0, the masses are read, the constraint
 // forces cleared.
 void begin_step(WorldData& d) {
+  assert_invariants(d);
   Workspace& ws = d.ws;
   ws.iterations = 0;
   ws.residual = 0.0;
