@@ -163,6 +163,18 @@ fails 5 "no world named" --world nope watch --count 1
 # A paused world sends its first frame and then none until it steps.
 ok pause
 ok watch --duration 0.5; has "(paused)"
+# Another client's rename reaches a watcher with the next frame (the change
+# records' updates); its first frame is awaited, so the rename comes after it.
+# (A paused world sends a frame after every command, reads included: the
+# last one the watcher shows must have the new name.)
+"$LINKCTL" watch --rate 0 --duration 4 >watch.txt 2>&1 &
+watcher=$!
+for _ in $(seq 100); do grep -q "^world " watch.txt && break; sleep 0.1; done
+ok body update bob --name bobby
+wait $watcher
+awk '/^world /{t=""} {t=t $0 "\n"} END{printf "%s", t}' watch.txt | grep -q "^0:1 *bobby " ||
+  { echo "FAIL: the watcher's last frame does not show the rename"; cat watch.txt; failures=$((failures + 1)); }
+ok body update bobby --name bob
 
 # --- scenes, batches, reset ---
 ok scene save saved.json; has "saved world lab"
