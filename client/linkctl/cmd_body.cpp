@@ -1,7 +1,10 @@
 // body add|add-many|list|get|update|remove.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "linkage/client/proto.hpp"
 #include "linkctl.hpp"
@@ -36,8 +39,22 @@ struct BodyFlags {
     app->add_option("--angular-damping", angular_damping, "1/s");
   }
 
-  // Writes the flags given onto `d` (a default def for add, the body's
-  // current def for update).
+  // The BodyDef fields the flags given set: an update's mask.
+  std::vector<std::string> paths(const CLI::App* app) const {
+    static const std::pair<const char*, const char*> fields[] = {
+        {"--name", "name"}, {"--pos", "position"}, {"--vel", "velocity"}, {"--angle", "angle"},
+        {"--angular-velocity", "angular_velocity"}, {"--mass", "mass"}, {"--inertia", "inertia"},
+        {"--density", "density"}, {"--kind", "kind"}, {"--rigid", "kind"}, {"--motion", "motion"},
+        {"--disk", "shape"}, {"--box", "shape"}, {"--polygon", "shape"}, {"--linear-damping", "linear_damping"},
+        {"--angular-damping", "angular_damping"}};
+    std::vector<std::string> out;
+    for (const auto& [flag, field] : fields)
+      if (app->count(flag) > 0 && std::find(out.begin(), out.end(), field) == out.end()) out.emplace_back(field);
+    return out;
+  }
+
+  // Writes the flags given onto `d` (a default def for add, the fields an
+  // update changes).
   void apply(const CLI::App* app, v1::BodyDef& d) const {
     auto given = [&](const char* flag) { return app->count(flag) > 0; };
     if (given("--name")) d.set_name(name);
@@ -180,9 +197,13 @@ void add_body_commands(CLI::App& app, Context& ctx) {
   u->flags.add(update);
   update->callback([&ctx, u, update] {
     const lc::BodyRef ref = some_body(ctx, u->body, "body");
-    v1::BodyDef def = must(ctx.client().get_body(ctx.world, ref)).def();
+    // Only the flags given go (an update mask): nothing is read first, and a
+    // running body keeps its state.
+    v1::BodyDef def;
     u->flags.apply(update, def);
-    const v1::Body b = must(ctx.client().update_body(ctx.world, ref, def));
+    const std::vector<std::string> mask = u->flags.paths(update);
+    if (mask.empty()) bad_flag("give at least one field to change (see --help)");
+    const v1::Body b = must(ctx.client().update_body(ctx.world, ref, def, mask));
     if (ctx.json) {
       v1::UpdateBodyResponse r;
       *r.mutable_body() = b;

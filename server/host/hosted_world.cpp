@@ -120,9 +120,16 @@ Status HostedWorld::create_bodies(const Repeated<v1::BodyDef>& defs, Repeated<v1
       [&] { return create_each(defs, "bodies", [this](const v1::BodyDef& d) { return create_body(d); }, ids); });
 }
 
-Result<BodyId> HostedWorld::update_body(const v1::BodyRef& body, const v1::BodyDef& def) {
+Result<BodyId> HostedWorld::update_body(const v1::BodyRef& body, const v1::BodyDef& given,
+                                        const google::protobuf::FieldMask& mask) {
   Result<BodyId> id = find_body(body);
   if (!id) return id.error();
+  v1::BodyDef def = given;
+  if (mask.paths_size() > 0) {
+    def.Clear();
+    body_def_to_proto(world_.body(id.value()).value(), names_.body_name(id.value()), &def);
+    if (Status ok = merge_masked(given, mask, &def); !ok) return ok.error();
+  }
   Result<BodyDef> core = body_from_proto(def, "def");
   if (!core) return core.error();
   // An empty name keeps the body's name.
@@ -193,11 +200,19 @@ Status HostedWorld::add_constraints(const Repeated<v1::ConstraintDef>& defs, Rep
   });
 }
 
-Status HostedWorld::update_constraint(const v1::Id& id, const v1::ConstraintDef& def) {
+Status HostedWorld::update_constraint(const v1::Id& id, const v1::ConstraintDef& given,
+                                      const google::protobuf::FieldMask& mask) {
   const ConstraintId cid = id_from_proto<ConstraintTag>(id);
   if (!world_.contains(cid))
     return Error{ErrorCode::not_found, "id: constraint " + std::to_string(cid.index) + ":" +
                                            std::to_string(cid.generation) + " does not exist (never created, or removed)"};
+  v1::ConstraintDef def = given;
+  if (mask.paths_size() > 0) {
+    const ConstraintInfo info = world_.constraint(cid).value();
+    def.Clear();
+    constraint_def_to_proto(info.def, info.softness, names_.constraint_name(cid), ids_as_refs(), &def);
+    if (Status ok = merge_masked(given, mask, &def); !ok) return ok;
+  }
   // An empty name keeps the constraint's name; another one renames it.
   const bool rename = !def.name().empty() && def.name() != names_.constraint_name(cid);
   if (rename) {
@@ -244,8 +259,16 @@ Result<ForceId> HostedWorld::add_force(const v1::ForceDef& def) {
   return id;
 }
 
-Status HostedWorld::update_force(const v1::Id& id, const v1::ForceDef& def) {
+Status HostedWorld::update_force(const v1::Id& id, const v1::ForceDef& given, const google::protobuf::FieldMask& mask) {
   const ForceId fid = id_from_proto<ForceTag>(id);
+  v1::ForceDef def = given;
+  if (mask.paths_size() > 0) {
+    Result<ForceInfo> info = world_.force(fid);
+    if (!info) return info.error();
+    def.Clear();
+    force_def_to_proto(info.value().def, ids_as_refs(), &def);
+    if (Status ok = merge_masked(given, mask, &def); !ok) return ok;
+  }
   Result<ForceDefAny> core = force_from_proto(def, resolve());
   if (!core) return core.error();
   const auto* spring = std::get_if<SpringDef>(&core.value());
@@ -288,7 +311,7 @@ Status HostedWorld::run_command(const v1::Command& c, v1::CommandResult* out) {
   switch (c.command_case()) {
     case v1::Command::kCreateBody: return created(create_body(c.create_body()));
     case v1::Command::kUpdateBody: {
-      Result<BodyId> id = update_body(c.update_body().body(), c.update_body().def());
+      Result<BodyId> id = update_body(c.update_body().body(), c.update_body().def(), c.update_body().update_mask());
       return id ? ok_status() : Status(id.error());
     }
     case v1::Command::kRemoveBody: {
@@ -300,7 +323,8 @@ Status HostedWorld::run_command(const v1::Command& c, v1::CommandResult* out) {
     }
     case v1::Command::kAddConstraint: return created(add_constraint(c.add_constraint()));
     case v1::Command::kUpdateConstraint:
-      return update_constraint(c.update_constraint().id(), c.update_constraint().constraint());
+      return update_constraint(c.update_constraint().id(), c.update_constraint().constraint(),
+                               c.update_constraint().update_mask());
     case v1::Command::kRemoveConstraint: return remove_constraint(c.remove_constraint());
     case v1::Command::kAddForce: return created(add_force(c.add_force()));
     case v1::Command::kRemoveForce: return remove_force(c.remove_force());

@@ -20,6 +20,7 @@
 
 #include "change_log.hpp"
 #include "convert/convert.hpp"
+#include "convert/field_mask.hpp"
 #include "convert/footprint.hpp"
 #include "convert/names.hpp"
 #include "convert/scene_io.hpp"
@@ -80,7 +81,10 @@ class HostedWorld {
   // All or nothing; the error names `bodies[i]`.
   Status create_bodies(const Repeated<v1::BodyDef>& defs, Repeated<v1::Id>* ids);
   // Returns the body's id (the reference may be a name the update changed).
-  Result<BodyId> update_body(const v1::BodyRef& body, const v1::BodyDef& def);
+  // With a non-empty `mask` only the fields it names change: the rest are
+  // the body's as they are now (state included).
+  Result<BodyId> update_body(const v1::BodyRef& body, const v1::BodyDef& def,
+                             const google::protobuf::FieldMask& mask = {});
   Result<Removed> remove_body(const v1::BodyRef& body);
 
   // --- constraints ---
@@ -88,13 +92,14 @@ class HostedWorld {
   Result<ConstraintId> add_constraint(const v1::ConstraintDef& def);
   // All or nothing; the error names `constraints[i]`.
   Status add_constraints(const Repeated<v1::ConstraintDef>& defs, Repeated<v1::Id>* ids);
-  Status update_constraint(const v1::Id& id, const v1::ConstraintDef& def);
+  Status update_constraint(const v1::Id& id, const v1::ConstraintDef& def,
+                           const google::protobuf::FieldMask& mask = {});
   Status remove_constraint(const v1::Id& id);
 
   // --- forces ---
 
   Result<ForceId> add_force(const v1::ForceDef& def);
-  Status update_force(const v1::Id& id, const v1::ForceDef& def);
+  Status update_force(const v1::Id& id, const v1::ForceDef& def, const google::protobuf::FieldMask& mask = {});
   Status remove_force(const v1::Id& id);
   Status apply_impulse(const v1::Impulse& impulse);
 

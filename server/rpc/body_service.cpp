@@ -53,7 +53,7 @@ class BodyServiceImpl final : public v1::BodyService::CallbackService {
   ServerUnaryReactor* UpdateBody(CallbackServerContext* ctx, const v1::UpdateBodyRequest* req,
                                  v1::UpdateBodyResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      Result<BodyId> id = s.world.update_body(req->body(), req->def());
+      Result<BodyId> id = s.world.update_body(req->body(), req->def(), req->update_mask());
       if (!id) return id.error();
       s.world.describe(id.value(), resp->mutable_body());
       return ok_status();

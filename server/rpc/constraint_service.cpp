@@ -56,7 +56,7 @@ class ConstraintServiceImpl final : public v1::ConstraintService::CallbackServic
   ServerUnaryReactor* UpdateConstraint(CallbackServerContext* ctx, const v1::UpdateConstraintRequest* req,
                                        v1::UpdateConstraintResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      if (Status ok = s.world.update_constraint(req->id(), req->constraint()); !ok) return ok;
+      if (Status ok = s.world.update_constraint(req->id(), req->constraint(), req->update_mask()); !ok) return ok;
       return describe_constraint(s, req->id(), resp->mutable_constraint());
     });
   }

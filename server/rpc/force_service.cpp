@@ -28,7 +28,7 @@ class ForceServiceImpl final : public v1::ForceService::CallbackService {
   ServerUnaryReactor* UpdateForce(CallbackServerContext* ctx, const v1::UpdateForceRequest* req,
                                   v1::UpdateForceResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
-      if (Status ok = s.world.update_force(req->id(), req->force()); !ok) return ok;
+      if (Status ok = s.world.update_force(req->id(), req->force(), req->update_mask()); !ok) return ok;
       return s.world.describe(id_from_proto<ForceTag>(req->id()), resp->mutable_force());
     });
   }

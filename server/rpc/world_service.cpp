@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "convert/convert.hpp"
+#include "convert/field_mask.hpp"
 #include "convert/scene_io.hpp"
 #include "host/describe.hpp"
 #include "linkage/v1/service.grpc.pb.h"
@@ -98,7 +99,13 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   ServerUnaryReactor* UpdateWorld(CallbackServerContext* ctx, const v1::UpdateWorldRequest* req,
                                   v1::UpdateWorldResponse* resp) override {
     return on_world(ctx, registry_, req->world(), [this, req, resp](State& s, WorldHost& h) -> Status {
-      Result<WorldSettings> settings = settings_from_proto(req->settings(), s.world.core().settings());
+      // With a mask, the named settings over the world's own (all of them set).
+      v1::WorldSettings asked = req->settings();
+      if (req->update_mask().paths_size() > 0) {
+        settings_to_proto(s.world.core().settings(), &asked);
+        if (Status ok = merge_masked(req->settings(), req->update_mask(), &asked); !ok) return ok;
+      }
+      Result<WorldSettings> settings = settings_from_proto(asked, s.world.core().settings());
       if (!settings) return settings.error();
       if (Status ok = check_settings(settings.value(), registry_.limits().settings); !ok) return ok;
       Result<Limits> limits = updated_limits(req->limits(), registry_.limits(), s.world);

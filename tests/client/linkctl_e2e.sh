@@ -73,6 +73,8 @@ js '(.body.id.index // 0) == 0' body get bob
 ok body get wheel; has "body 2:1 wheel"
 js '.body.def.velocity.y == 5' body update bob --vel 0,5
 ok body update p2 --name p2b --mass 3; has "updated body 6:1"
+js '.body.def.position.x == 3 and .body.def.name == "p2b"' body get p2b   # only the flags given changed
+fails 3 "give at least one field" body update p2b
 js '.body.def.mass == 3' body get p2b
 fails 5 "no body with index 42" body get 42
 fails 5 "" body get 0:9

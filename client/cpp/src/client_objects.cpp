@@ -1,4 +1,6 @@
 // The BodyService, ConstraintService and ForceService helpers.
+#include <algorithm>
+
 #include "call.hpp"
 #include "linkage/client/client.hpp"
 
@@ -68,12 +70,20 @@ Result<v1::Body> Client::update_body(const std::string& world, const BodyRef& bo
 }
 
 Result<v1::Body> Client::update_body(const std::string& world, const BodyRef& body, const v1::BodyDef& def) const {
+  return update_body(world, body, def, {});
+}
+
+Result<v1::Body> Client::update_body(const std::string& world, const BodyRef& body, const v1::BodyDef& def,
+                                     const std::vector<std::string>& mask) const {
   v1::UpdateBodyRequest req;
+  for (const std::string& path : mask) req.mutable_update_mask()->add_paths(path);
   req.set_world(world);
   *req.mutable_body() = to_proto(body);
   // A rename of a body named by its old name goes by id instead: linkaged
   // looks the reference up again after renaming, and the old name is gone.
-  if (const auto* name = std::get_if<std::string>(&body.ref); name && !def.name().empty() && def.name() != *name) {
+  const bool renames = mask.empty() || std::find(mask.begin(), mask.end(), "name") != mask.end();
+  if (const auto* name = std::get_if<std::string>(&body.ref);
+      name && renames && !def.name().empty() && def.name() != *name) {
     Result<v1::Body> current = get_body(world, body);
     if (!current) return current.error();
     *req.mutable_body()->mutable_id() = current->id();

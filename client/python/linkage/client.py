@@ -7,7 +7,7 @@ import os
 from typing import Any, Iterable, Mapping
 
 import grpc
-from google.protobuf import json_format
+from google.protobuf import field_mask_pb2, json_format
 
 from . import convert
 from .convert import Id, make, plain
@@ -82,6 +82,11 @@ def _force_def(kind: str, fields: Mapping[str, Any]) -> force_pb2.ForceDef:
     return make(force_pb2.ForceDef, {kind: fields}, "force")
 
 
+def _mask(paths: Iterable[str]) -> field_mask_pb2.FieldMask:
+    """An update mask: the server changes these fields only, the rest keep their values."""
+    return field_mask_pb2.FieldMask(paths=list(paths))
+
+
 def _scene(scene) -> scene_pb2.Scene:
     """A Scene from a message, a dict, JSON text or a path to a .json file."""
     if isinstance(scene, scene_pb2.Scene):
@@ -107,12 +112,6 @@ def _scene(scene) -> scene_pb2.Scene:
 
 def _settings(settings, fields) -> world_pb2.WorldSettings:
     return make(world_pb2.WorldSettings, settings, "settings", **fields)
-
-
-def _copy(message):
-    copy = type(message)()
-    copy.CopyFrom(message)
-    return copy
 
 
 class BatchResult:
@@ -161,8 +160,11 @@ class Batch:
         return self.add({"create_body": _body_def(definition, **fields)})
 
     def update_body(self, body, definition=None, **fields) -> int:
-        """A whole new definition (a batch reads nothing first: what is not given is reset)."""
-        return self.add({"update_body": {"body": body, "def": _body_def(definition, **fields)}})
+        """With keywords only, those fields (an update mask); with a `definition`, the whole of it."""
+        command = service_pb2.UpdateBodyRequest(body=make(_BodyRef, body, "body"), **{"def": _body_def(definition, **fields)})
+        if definition is None:
+            command.update_mask.CopyFrom(_mask(fields))
+        return self.add(service_pb2.Command(update_body=command))
 
     def remove_body(self, body) -> int:
         return self.add({"remove_body": body})
@@ -276,9 +278,11 @@ class Client:
         return plain(self._world(self._worlds.GetWorld, service_pb2.GetWorldRequest, world).world)
 
     def update_world(self, world: str, settings=None, **setting_fields) -> dict:
-        """Changes settings live; what is not given keeps its value."""
+        """Changes settings live; what is not given keeps its value (keywords go as an
+        update mask, so a zero or false given by keyword is set too)."""
+        extra = {"update_mask": _mask(setting_fields)} if settings is None and setting_fields else {}
         return plain(self._world(self._worlds.UpdateWorld, service_pb2.UpdateWorldRequest, world,
-                                 settings=_settings(settings, setting_fields)).world)
+                                 settings=_settings(settings, setting_fields), **extra).world)
 
     def delete_world(self, world: str) -> None:
         self._world(self._worlds.DeleteWorld, service_pb2.DeleteWorldRequest, world)
@@ -360,19 +364,16 @@ class Client:
     def update_body(self, world: str, body, definition=None, **fields) -> dict:
         """Changes a body's state, mass, shape or motion (its kind stays).
 
-        With keywords only (update_body(w, "bob", velocity=(0, 0))) the body is
-        read first and the fields given replace their current values: the rest,
-        state included, is sent back as it was read. With a `definition`
-        (a BodyDef dict or message) that replaces the whole definition, as the
-        UpdateBody RPC does."""
+        With keywords only (update_body(w, "bob", mass=2)) only the fields given
+        change (they go as an update mask; nothing is read first): the rest,
+        state included, keep the body's values as they are when the update
+        runs, so a running body's mass changes without its position or
+        velocity going back anywhere. With a `definition` (a BodyDef dict or
+        message) that replaces the whole definition."""
         ref = make(_BodyRef, body, "body")
-        if definition is None:
-            current = self._world(self._bodies.GetBody, service_pb2.GetBodyRequest, world, body=ref).body
-            new = convert.fill(_copy(getattr(current, "def")), fields, "body")
-        else:
-            new = _body_def(definition, **fields)
+        extra = {"update_mask": _mask(fields)} if definition is None else {}
         return plain(self._world(self._bodies.UpdateBody, service_pb2.UpdateBodyRequest, world, body=ref,
-                                 **{"def": new}).body)
+                                 **{"def": _body_def(definition, **fields)}, **extra).body)
 
     def remove_body(self, world: str, body) -> dict:
         """Removes a body with its constraints and forces: {"removed_constraints": [Id], "removed_forces": [Id]}."""
@@ -413,26 +414,33 @@ class Client:
     def update_constraint(self, world: str, id, definition=None, *, name=None, softness=None, **fields) -> dict:
         """Changes parameters (length, speed, ratio, anchors, softness); type and bodies stay.
 
-        With keywords (update_constraint(w, rod, length=1.5, softness=2.0)) the
-        constraint is read first and the fields given replace their current
-        values in its type's message. With a `definition` (a ConstraintDef dict
-        or message) that replaces the whole definition, as the RPC does."""
+        With keywords (update_constraint(w, rod, "distance", length=1.5,
+        softness=2.0)) only the fields given change (an update mask): the rest
+        keep the constraint's values when the update runs. Without the type
+        the constraint is read first, for its type alone. With a `definition`
+        (a ConstraintDef dict or message) that replaces the whole definition."""
         cid = convert.id_message(id)
-        if definition is None:
-            current = self._world(self._constraints.GetConstraint, service_pb2.GetConstraintRequest, world,
-                                  id=cid).constraint
-            new = _copy(getattr(current, "def"))
-            kind = new.WhichOneof("type")
+        if definition is None or isinstance(definition, str):
+            kind = _constraint_type(definition) if definition else getattr(
+                self._world(self._constraints.GetConstraint, service_pb2.GetConstraintRequest, world,
+                            id=cid).constraint, "def").WhichOneof("type")
+            new = constraint_pb2.ConstraintDef()
             convert.fill(getattr(new, kind), fields, f"constraint.{kind}")
+            paths = [f"{kind}.{field}" for field in fields]
         else:
             new = make(constraint_pb2.ConstraintDef, definition, "constraint")
+            paths = None
         if name is not None:
             new.name = name
         if softness is not None:
             convert.fill(new.softness, {"frequency": softness} if isinstance(softness, (int, float)) else softness,
                          "constraint.softness")
+        extra = {}
+        if paths is not None:
+            paths += [p for p, given in (("name", name), ("softness", softness)) if given is not None]
+            extra["update_mask"] = _mask(paths)
         return plain(self._world(self._constraints.UpdateConstraint, service_pb2.UpdateConstraintRequest, world,
-                                 id=cid, constraint=new).constraint)
+                                 id=cid, constraint=new, **extra).constraint)
 
     def remove_constraint(self, world: str, id) -> None:
         self._world(self._constraints.RemoveConstraint, service_pb2.RemoveConstraintRequest, world,
@@ -456,22 +464,18 @@ class Client:
     def update_force(self, world: str, id, definition=None, **fields) -> dict:
         """Changes a spring (stiffness, damping, rest_length, anchors; its bodies stay).
 
-        With keywords (update_force(w, spring, stiffness=50)) the spring is read
-        first and the fields given replace their current values; with a
+        With keywords (update_force(w, spring, stiffness=50)) only the fields
+        given change (an update mask; nothing is read first); with a
         `definition` (a ForceDef dict or message) that replaces it whole."""
         fid = convert.id_message(id)
+        extra = {}
         if definition is None:
-            forces = self._world(self._forces.ListForces, service_pb2.ListForcesRequest, world).forces
-            current = next((f for f in forces if f.id == fid), None)
-            if current is None:
-                raise LinkageError("NOT_FOUND", f"id: force {fid.index}:{fid.generation} is not in world {world}")
-            new = _copy(getattr(current, "def"))
-            kind = new.WhichOneof("type")
-            convert.fill(getattr(new, kind), fields, f"force.{kind}")
+            new = _force_def("spring", fields)
+            extra["update_mask"] = _mask(f"spring.{field}" for field in fields)
         else:
             new = make(force_pb2.ForceDef, definition, "force")
         return plain(self._world(self._forces.UpdateForce, service_pb2.UpdateForceRequest, world, id=fid,
-                                 force=new).force)
+                                 force=new, **extra).force)
 
     def remove_force(self, world: str, id) -> None:
         self._world(self._forces.RemoveForce, service_pb2.RemoveForceRequest, world, id=convert.id_message(id))

@@ -7,7 +7,7 @@
 // body, which no force moves, is itself placed at the cursor. Calls are
 // chained so they reach the server in order, and moves made while a call is
 // in flight collapse into one.
-import { clone, create } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
 import { BodyDefSchema, BodyKind, Motion, type BodyDef } from "@linkage/proto/body_pb";
 import type { App } from "./app";
 import type { P3 } from "./geometry";
@@ -90,11 +90,12 @@ export class BodyDrag {
     });
   }
 
-  private movedDef(): BodyDef {
-    if (this.moved !== this.body.id) return this.cursorDef();
-    const def = clone(BodyDefSchema, this.body.body.def!);
-    def.position = create(BodyDefSchema, { position: xyz(this.cursor) }).position;
-    return def;
+  // A dragged kinematic body changes its position alone (an update mask:
+  // what other clients change meanwhile stays); the cursor particle is
+  // always this viewer's own.
+  private movedDef(): { def: BodyDef; updateMask?: { paths: string[] } } {
+    if (this.moved !== this.body.id) return { def: this.cursorDef() };
+    return { def: create(BodyDefSchema, { position: xyz(this.cursor) }), updateMask: { paths: ["position"] } };
   }
 
   move(cursor: P3): void {
@@ -106,8 +107,8 @@ export class BodyDrag {
       this.queued = false;
       const id = this.moved;
       if (!id) return;
-      const def = this.movedDef();
-      await this.app.call("drag", () => this.app.api.body.updateBody({ world, body: { ref: { case: "id", value: keyId(id) } }, def }));
+      const update = this.movedDef();
+      await this.app.call("drag", () => this.app.api.body.updateBody({ world, body: { ref: { case: "id", value: keyId(id) } }, ...update }));
     });
   }
 

@@ -83,8 +83,11 @@ export class SettingsPanel {
       if (input.value === "" || !Number.isFinite(value)) return;
     }
     const settings = { [f.key]: value } as Settings;
+    // Only this setting changes (an update mask, by its proto name): a false
+    // or a 0 is set too, and nothing else is sent back.
+    const updateMask = { paths: [f.key.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())] };
     const world = this.app.world;
-    const r = await this.app.call(`setting ${f.label}`, () => this.app.api.world.updateWorld({ world, settings }));
+    const r = await this.app.call(`setting ${f.label}`, () => this.app.api.world.updateWorld({ world, settings, updateMask }));
     if (r?.world?.settings) this.show(r.world.settings);
   }
 

@@ -61,7 +61,9 @@ describe("BodyDrag", () => {
     d.end();
     await settle();
     expect(calls.map((c) => c.rpc)).toEqual(["updateBody", "updateBody"]);
-    expect(calls[1].req.def).toMatchObject({ name: "bob", motion: Motion.FIXED, position: { x: 5, y: 6 } });
+    // Its position alone (an update mask): the rest stays the body's, whatever other clients did to it.
+    expect(calls[1].req.def).toMatchObject({ name: "", position: { x: 5, y: 6 } });
+    expect(calls[1].req.updateMask.paths).toEqual(["position"]);
     expect(calls[1].req.body.ref.value).toMatchObject({ index: 1, generation: 1 });
   });
 });

@@ -112,6 +112,11 @@ class Client {
   // Replaces the body's def (its kind stays); a name renames it.
   Result<v1::Body> update_body(const std::string& world, const BodyRef& body, const BodyDef& def) const;
   Result<v1::Body> update_body(const std::string& world, const BodyRef& body, const v1::BodyDef& def) const;
+  // Changes only the fields of `def` that `mask` names ("mass", "position",
+  // "shape", "name"...): the rest keep the body's values when the update
+  // runs, so nothing is read first and a running body keeps its state.
+  Result<v1::Body> update_body(const std::string& world, const BodyRef& body, const v1::BodyDef& def,
+                               const std::vector<std::string>& mask) const;
   Result<Removed> remove_body(const std::string& world, const BodyRef& body) const;
 
   // --- constraints (ConstraintService) ---
