@@ -8,6 +8,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "linkage/client/proto.hpp"
 #include "linkctl.hpp"
@@ -266,13 +268,28 @@ void add_constraint_commands(CLI::App& app, Context& ctx) {
   u->common.add(update);
   update->callback([&ctx, u, update] {
     const lc::Id id = constraint_id(ctx, u->which);
-    v1::ConstraintDef def = must(ctx.client().get_constraint(ctx.world, id)).def();
+    // The constraint is read for its type alone; only the flags given go (an
+    // update mask), so what others changed meanwhile stays.
+    const v1::ConstraintDef current = must(ctx.client().get_constraint(ctx.world, id)).def();
+    v1::ConstraintDef def;
+    def.GetReflection()->MutableMessage(
+        &def, current.GetReflection()->GetOneofFieldDescriptor(current, current.GetDescriptor()->FindOneofByName("type")));
     pb::Message* msg = type_message(def);
     if (!msg) fail(grpc::StatusCode::INTERNAL, "the server answered a constraint without a type");
-    for (const auto& [flag, value] : u->values)
-      if (update->count("--" + flag)) set_field(ctx, msg, flag, value);
+    std::vector<std::string> mask;
+    const std::string oneof = def.GetReflection()->GetOneofFieldDescriptor(def, def.GetDescriptor()->FindOneofByName("type"))->name();
+    for (const auto& [flag, value] : u->values) {
+      if (!update->count("--" + flag)) continue;
+      set_field(ctx, msg, flag, value);
+      const bool in_path = is_path_field(flag) && msg->GetDescriptor()->name() == "Trajectory";
+      mask.push_back(oneof + (in_path ? ".path." : ".") + field_name(flag));
+    }
     u->common.apply(update, def);
-    print_constraint(ctx, must(ctx.client().update_constraint(ctx.world, id, def)), "updated");
+    if (update->count("--name")) mask.emplace_back("name");
+    if (update->count("--soft")) mask.emplace_back("softness.frequency");
+    if (update->count("--damping-ratio")) mask.emplace_back("softness.damping_ratio");
+    if (mask.empty()) bad_flag("give at least one field to change (see --help)");
+    print_constraint(ctx, must(ctx.client().update_constraint(ctx.world, id, def, mask)), "updated");
   });
 
   auto doomed = std::make_shared<std::string>();

@@ -1,6 +1,9 @@
 // force apply|spring|list|update|remove|impulse.
+#include <algorithm>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "linkage/client/proto.hpp"
 #include "linkctl.hpp"
@@ -100,15 +103,17 @@ void add_force_commands(CLI::App& app, Context& ctx) {
   u->flags.add(update, false);
   update->callback([&ctx, u, update] {
     const lc::Id id = force_id(ctx, u->which);
+    // Only the flags given go (an update mask): nothing is read first.
     v1::ForceDef def;
-    for (const v1::Force& f : must(ctx.client().list_forces(ctx.world)))
-      if (lc::from_proto(f.id()) == id) def = f.def();
-    if (!def.has_spring() && !def.has_applied()) fail(grpc::StatusCode::NOT_FOUND, "force: no force " + id.to_string());
-    if (!def.has_spring())
-      fail(grpc::StatusCode::FAILED_PRECONDITION,
-           "force: " + id.to_string() + " is an applied force; only springs can be updated (remove it and apply another)");
     u->flags.apply(ctx, update, *def.mutable_spring());
-    const v1::Force f = must(ctx.client().update_force(ctx.world, id, def));
+    std::vector<std::string> mask;
+    for (const char* field : {"anchor_a", "anchor_b", "stiffness", "damping", "rest_length"}) {
+      std::string flag = std::string("--") + field;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      if (update->count(flag) > 0) mask.push_back(std::string("spring.") + field);
+    }
+    if (mask.empty()) bad_flag("give at least one field to change (see --help)");
+    const v1::Force f = must(ctx.client().update_force(ctx.world, id, def, mask));
     if (ctx.json) {
       v1::UpdateForceResponse r;
       *r.mutable_force() = f;

@@ -265,6 +265,11 @@ Status HostedWorld::update_force(const v1::Id& id, const v1::ForceDef& given, co
   if (mask.paths_size() > 0) {
     Result<ForceInfo> info = world_.force(fid);
     if (!info) return info.error();
+    if (!std::holds_alternative<SpringDef>(info.value().def))
+      return Error{ErrorCode::failed_precondition, "force: " + std::to_string(fid.index) + ":" +
+                                                       std::to_string(fid.generation) +
+                                                       " is an applied force; only springs can be updated (remove "
+                                                       "it and apply another)"};
     def.Clear();
     force_def_to_proto(info.value().def, ids_as_refs(), &def);
     if (Status ok = merge_masked(given, mask, &def); !ok) return ok;

@@ -153,7 +153,13 @@ Result<v1::Constraint> Client::update_constraint(const std::string& world, Id id
 
 Result<v1::Constraint> Client::update_constraint(const std::string& world, Id id,
                                                  const v1::ConstraintDef& def) const {
+  return update_constraint(world, id, def, {});
+}
+
+Result<v1::Constraint> Client::update_constraint(const std::string& world, Id id, const v1::ConstraintDef& def,
+                                                 const std::vector<std::string>& mask) const {
   v1::UpdateConstraintRequest req;
+  for (const std::string& path : mask) req.mutable_update_mask()->add_paths(path);
   req.set_world(world);
   *req.mutable_id() = to_proto(id);
   *req.mutable_constraint() = def;
@@ -195,7 +201,13 @@ Result<v1::Force> Client::update_spring(const std::string& world, Id id, const S
 }
 
 Result<v1::Force> Client::update_force(const std::string& world, Id id, const v1::ForceDef& def) const {
+  return update_force(world, id, def, {});
+}
+
+Result<v1::Force> Client::update_force(const std::string& world, Id id, const v1::ForceDef& def,
+                                       const std::vector<std::string>& mask) const {
   v1::UpdateForceRequest req;
+  for (const std::string& path : mask) req.mutable_update_mask()->add_paths(path);
   req.set_world(world);
   *req.mutable_id() = to_proto(id);
   *req.mutable_force() = def;

@@ -130,6 +130,10 @@ class Client {
   Result<v1::Constraint> update_constraint(const std::string& world, Id id, const ConstraintDef& def,
                                            const ConstraintOptions& options = {}) const;
   Result<v1::Constraint> update_constraint(const std::string& world, Id id, const v1::ConstraintDef& def) const;
+  // Changes only the fields `mask` names ("distance.length", "softness",
+  // "name"...); the rest keep the constraint's values when the update runs.
+  Result<v1::Constraint> update_constraint(const std::string& world, Id id, const v1::ConstraintDef& def,
+                                           const std::vector<std::string>& mask) const;
   Status remove_constraint(const std::string& world, Id id) const;
 
   // --- forces (ForceService) ---
@@ -139,6 +143,9 @@ class Client {
   // Springs only: an applied force is removed and added again instead.
   Result<v1::Force> update_spring(const std::string& world, Id id, const SpringDef& def) const;
   Result<v1::Force> update_force(const std::string& world, Id id, const v1::ForceDef& def) const;
+  // Changes only the fields `mask` names ("spring.stiffness"...); the rest keep the spring's.
+  Result<v1::Force> update_force(const std::string& world, Id id, const v1::ForceDef& def,
+                                 const std::vector<std::string>& mask) const;
   Status remove_force(const std::string& world, Id id) const;
   Result<std::vector<v1::Force>> list_forces(const std::string& world) const;
   Status apply_impulse(const std::string& world, const ImpulseDef& def) const;
