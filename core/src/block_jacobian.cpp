@@ -45,23 +45,29 @@ constexpr std::size_t kParallelValues = 4000;
 
 }  // namespace
 
-void BlockJacobian::multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y, const Parallel& parallel) const {
-  y.resize(rows_);
+// Calls fn(g) for every group, the groups split between the parts when J
+// is big enough: each group's rows are written by its part alone.
+template <class Fn>
+void BlockJacobian::for_each_group(const Parallel& parallel, Fn fn) const {
   const int groups = static_cast<int>(groups_.size());
   const int useful = values_.size() < kParallelValues ? 1 : groups;
   parallel.for_parts(useful, [&](int p, int parts) {
     const auto [first, last] = split(groups, parts, p);
-    for (int gi = first; gi < last; ++gi) {
-      const Group& g = groups_[static_cast<std::size_t>(gi)];
-      for (int r = 0; r < g.rows; ++r) y[g.row + r] = 0.0;
-      for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
-        const Block& b = blocks_[static_cast<std::size_t>(k)];
-        const double* v = values_.data() + b.values;
-        for (int r = 0; r < g.rows; ++r) {
-          double s = 0.0;
-          for (int c = 0; c < b.cols; ++c) s += v[r * b.cols + c] * x[b.col + c];
-          y[g.row + r] += s;
-        }
+    for (int gi = first; gi < last; ++gi) fn(groups_[static_cast<std::size_t>(gi)]);
+  });
+}
+
+void BlockJacobian::multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y, const Parallel& parallel) const {
+  y.resize(rows_);
+  for_each_group(parallel, [&](const Group& g) {
+    for (int r = 0; r < g.rows; ++r) y[g.row + r] = 0.0;
+    for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
+      const Block& b = blocks_[static_cast<std::size_t>(k)];
+      const double* v = values_.data() + b.values;
+      for (int r = 0; r < g.rows; ++r) {
+        double s = 0.0;
+        for (int c = 0; c < b.cols; ++c) s += v[r * b.cols + c] * x[b.col + c];
+        y[g.row + r] += s;
       }
     }
   });
@@ -99,19 +105,13 @@ void BlockJacobian::add_transpose_product(const Eigen::VectorXd& l, Eigen::Vecto
 
 Eigen::VectorXd BlockJacobian::gram_diagonal(const Eigen::VectorXd& w, const Parallel& parallel) const {
   Eigen::VectorXd d(rows_);
-  const int groups = static_cast<int>(groups_.size());
-  const int useful = values_.size() < kParallelValues ? 1 : groups;
-  parallel.for_parts(useful, [&](int p, int parts) {
-    const auto [first, last] = split(groups, parts, p);
-    for (int gi = first; gi < last; ++gi) {
-      const Group& g = groups_[static_cast<std::size_t>(gi)];
-      for (int r = 0; r < g.rows; ++r) d[g.row + r] = 0.0;
-      for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
-        const Block& b = blocks_[static_cast<std::size_t>(k)];
-        const double* v = values_.data() + b.values;
-        for (int r = 0; r < g.rows; ++r)
-          for (int c = 0; c < b.cols; ++c) d[g.row + r] += v[r * b.cols + c] * v[r * b.cols + c] * w[b.col + c];
-      }
+  for_each_group(parallel, [&](const Group& g) {
+    for (int r = 0; r < g.rows; ++r) d[g.row + r] = 0.0;
+    for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
+      const Block& b = blocks_[static_cast<std::size_t>(k)];
+      const double* v = values_.data() + b.values;
+      for (int r = 0; r < g.rows; ++r)
+        for (int c = 0; c < b.cols; ++c) d[g.row + r] += v[r * b.cols + c] * v[r * b.cols + c] * w[b.col + c];
     }
   });
   return d;

@@ -55,6 +55,8 @@ class BlockJacobian {
 
  private:
   void new_layout();
+  template <class Fn>
+  void for_each_group(const Parallel& parallel, Fn fn) const;
 
   int rows_ = 0, cols_ = 0;
   std::uint64_t layout_ = 0;  // 0: the empty layout of a new J
