@@ -51,11 +51,41 @@ class SlotMap {
     free_.push_back(id.index);
   }
 
- private:
+  // Reads or writes the slots and the free list (core/src/snapshot.cpp).
+  template <class Archive>
+  void archive(Archive& a) {
+    a(slots_, free_);
+  }
+
+  // Whether the slots describe `live` records with dense indices 0..live−1,
+  // each named by one slot, and a free list of distinct empty slots: what
+  // a decoded map must show before anything trusts it.
+  bool consistent(std::size_t live) const {
+    std::vector<char> named(live, 0), freed(slots_.size(), 0);
+    for (const Slot& s : slots_) {
+      if (s.dense < -1 || (s.dense >= 0 && static_cast<std::size_t>(s.dense) >= live)) return false;
+      if (s.dense >= 0 && named[static_cast<std::size_t>(s.dense)]++) return false;
+    }
+    for (std::uint32_t index : free_) {
+      if (index >= slots_.size() || slots_[index].dense != -1 || freed[index]++) return false;
+    }
+    for (char n : named) {
+      if (!n) return false;
+    }
+    return true;
+  }
+
   struct Slot {
     std::uint32_t generation = 0;
     int dense = -1;
+
+    template <class Archive>
+    void archive(Archive& a) {
+      a(generation, dense);
+    }
   };
+
+ private:
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_;
 };

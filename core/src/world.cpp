@@ -256,6 +256,12 @@ void World::restore(const WorldState& state) {
   d_->topology_version = version;
 }
 
+void World::clear_caches() {
+  Threads threads = std::move(d_->ws.threads);  // the pool's size, not its past, decides a split
+  d_->ws = Workspace{};
+  d_->ws.threads = std::move(threads);
+}
+
 std::uint64_t World::state_hash() const {
   std::uint64_t h = 1469598103934665603ull;
   auto mix = [&](const void* p, std::size_t n) {

@@ -7,4 +7,5 @@
 #include "linkage/ids.hpp"
 #include "linkage/result.hpp"
 #include "linkage/settings.hpp"
+#include "linkage/snapshot.hpp"
 #include "linkage/world.hpp"

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -71,6 +73,8 @@ class WorldState {
 
  private:
   friend class World;
+  friend std::string encode(const WorldState&);
+  friend Result<WorldState> decode(std::string_view);
   std::unique_ptr<WorldData> data_;
 };
 
@@ -145,6 +149,12 @@ class World {
   // --- state ---
   WorldState save() const;
   void restore(const WorldState& state);
+  // Forgets what the next step would reuse (the rows evaluated at this
+  // state, factorizations), which decides its round-off. A world restored
+  // from encoded bytes (snapshot.hpp) has none of it: clearing a running
+  // world's caches when its state is encoded makes the two continue
+  // bit-identically.
+  void clear_caches();
   // FNV-1a over the bytes of the dynamic state (q, q̇, λ, time): equal hashes
   // mean bit-identical runs.
   std::uint64_t state_hash() const;
