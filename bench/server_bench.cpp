@@ -1,6 +1,7 @@
 // The server's own costs, measured through the real WorldHost: what each
 // added subscriber costs the tick loop, how many bytes a snapshot takes per
-// body, and how much of a 60 Hz tick a 1000-link chain uses.
+// body, how much of a 60 Hz tick a 1000-link chain uses, and what an atomic
+// batch of one command costs on a large world.
 // Run: build/bench/server_bench --benchmark_out=server.json --benchmark_out_format=json
 #include <benchmark/benchmark.h>
 
@@ -8,6 +9,7 @@
 #include <future>
 
 #include "host/frames.hpp"
+#include "host/hosted_world.hpp"
 #include "host/subscriber.hpp"
 #include "host/world_host.hpp"
 
@@ -117,6 +119,40 @@ void BM_HangingChainTick(benchmark::State& state) {
   host.stop("done");
 }
 BENCHMARK(BM_HangingChainTick)->Arg(100)->Arg(1000)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// ApplyBatch of one command (a body's mass) on a world of `bodies` rigid
+// links pinned in a chain that has stepped, so that its caches (rows,
+// factorization) are full: what the batch's all-or-nothing guarantee costs.
+void BM_ApplyBatchOneCommand(benchmark::State& state) {
+  const int bodies = static_cast<int>(state.range(0));
+  World world = World::create(with_preset(Preset::exact)).value();
+  BodyId previous{};
+  for (int i = 1; i <= bodies; ++i) {
+    const BodyId link = world
+                            .add_body({.kind = BodyKind::rigid, .position = Vec3(0.2 * i, 0, 0), .mass = 0.1,
+                                       .shape = Box{0.1, 0.02}})
+                            .value();
+    world.add_constraint(PinDef{.a = previous, .b = link, .anchor_a = previous.is_null() ? Vec3::Zero() : Vec3(0.1, 0, 0),
+                                .anchor_b = Vec3(-0.1, 0, 0)})
+        .value();
+    previous = link;
+  }
+  HostedWorld hosted(std::move(world));
+  hosted.step();
+  google::protobuf::RepeatedPtrField<v1::Command> commands;
+  v1::UpdateBodyRequest* update = commands.Add()->mutable_update_body();
+  update->mutable_body()->mutable_id()->set_index(previous.index);
+  update->mutable_body()->mutable_id()->set_generation(previous.generation);
+  update->mutable_def()->set_mass(0.2);
+  update->mutable_update_mask()->add_paths("mass");
+  google::protobuf::RepeatedPtrField<v1::CommandResult> results;
+  for (auto _ : state) {
+    results.Clear();
+    if (Status done = hosted.apply_batch(commands, &results); !done) state.SkipWithError(done.error().message.c_str());
+  }
+  state.counters["bodies"] = bodies;
+}
+BENCHMARK(BM_ApplyBatchOneCommand)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
