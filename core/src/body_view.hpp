@@ -13,15 +13,15 @@ namespace linkage {
 
 // `rotation`: each body's (cos θ, sin θ) at q, worked out once for an
 // evaluation of every constraint (a body's anchors are many); empty: here.
-inline BodyView body_view(const WorldData& d, int index, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+inline BodyView body_view(const WorldModel& m, int index, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                           const std::vector<std::pair<double, double>>& rotation = {}) {
   BodyView b;
   if (index < 0) return b;
-  const BodyRecord& r = d.bodies[static_cast<std::size_t>(index)];
+  const BodyRecord& r = m.bodies[static_cast<std::size_t>(index)];
   b.exists = true;
   b.rigid = r.kind == BodyKind::rigid;
   b.dof = r.dof;
-  const int lin = d.settings.dimension;
+  const int lin = m.settings.dimension;
   for (int i = 0; i < lin; ++i) {
     b.x[i] = q[r.offset + i];
     b.v[i] = v[r.offset + i];
@@ -38,6 +38,6 @@ inline BodyView body_view(const WorldData& d, int index, const Eigen::VectorXd& 
   return b;
 }
 
-inline BodyView body_view(const WorldData& d, int index) { return body_view(d, index, d.q, d.v); }
+inline BodyView body_view(const WorldModel& m, const WorldData& d, int index) { return body_view(m, index, d.q, d.v); }
 
 }  // namespace linkage

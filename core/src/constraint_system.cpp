@@ -18,12 +18,12 @@ constexpr int kParallelConstraints = 500;
 
 // Where constraint `c`'s blocks go in J: per body end, its first DOF and
 // DOF count (−1, 0: no block, the end cannot move).
-std::array<int, 4> layout_of(const WorldData& d, const ConstraintRecord& c) {
+std::array<int, 4> layout_of(const WorldModel& m, const ConstraintRecord& c) {
   std::array<int, 4> out{-1, 0, -1, 0};
   for (int end = 0; end < 2; ++end) {
     const int body = end == 0 ? c.body_a : c.body_b;
     if (body < 0) continue;
-    const BodyRecord& b = d.bodies[static_cast<std::size_t>(body)];
+    const BodyRecord& b = m.bodies[static_cast<std::size_t>(body)];
     if (b.motion != Motion::dynamic) continue;
     out[static_cast<std::size_t>(2 * end)] = b.offset;
     out[static_cast<std::size_t>(2 * end + 1)] = b.dof;
@@ -47,11 +47,11 @@ void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int r
 }
 
 // Each rigid body's (cos θ, sin θ) at q, for body_view.
-void rotations(WorldData& d, const Eigen::VectorXd& q) {
-  std::vector<std::pair<double, double>>& out = d.ws.rotation;
-  out.resize(d.bodies.size());
-  for (std::size_t i = 0; i < d.bodies.size(); ++i) {
-    const BodyRecord& r = d.bodies[i];
+void rotations(const WorldModel& m, Workspace& ws, const Eigen::VectorXd& q) {
+  std::vector<std::pair<double, double>>& out = ws.rotation;
+  out.resize(m.bodies.size());
+  for (std::size_t i = 0; i < m.bodies.size(); ++i) {
+    const BodyRecord& r = m.bodies[i];
     if (r.kind == BodyKind::rigid) out[i] = {std::cos(q[r.offset + 2]), std::sin(q[r.offset + 2])};
   }
 }
@@ -61,42 +61,40 @@ void copy_block(double* out, const Eigen::Matrix3d& block, int rows, int dof) {
     for (int k = 0; k < dof; ++k) out[r * dof + k] = block(r, k);
 }
 
-void remember_rows(WorldData& d, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
-  Workspace& ws = d.ws;
+void remember_rows(const WorldModel& m, Workspace& ws, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   ws.rows_valid = true;
   ws.rows_t = t;
-  ws.rows_model = d.model_version;
+  ws.rows_model = m.model_version;
   ws.rows_q = q;
   ws.rows_v = v;
 }
 
 }  // namespace
 
-void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
-  Workspace& ws = d.ws;
-  int m = 0;
-  for (const ConstraintRecord& c : d.constraints) m += c.rows;
-  ws.C.resize(m);
-  ws.Cdot.resize(m);
-  ws.jdot_qdot.resize(m);
-  ws.c_tt.resize(m);
-  ws.lo.resize(m);
-  ws.hi.resize(m);
-  ws.velocity_row.resize(static_cast<std::size_t>(m));
-  ws.unilateral_row.resize(static_cast<std::size_t>(m));
-  ws.soft_omega.resize(m);
-  ws.soft_zeta.resize(m);
-  const int dim = d.settings.dimension;
+void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  int nr = 0;
+  for (const ConstraintRecord& c : m.constraints) nr += c.rows;
+  ws.C.resize(nr);
+  ws.Cdot.resize(nr);
+  ws.jdot_qdot.resize(nr);
+  ws.c_tt.resize(nr);
+  ws.lo.resize(nr);
+  ws.hi.resize(nr);
+  ws.velocity_row.resize(static_cast<std::size_t>(nr));
+  ws.unilateral_row.resize(static_cast<std::size_t>(nr));
+  ws.soft_omega.resize(nr);
+  ws.soft_zeta.resize(nr);
+  const int dim = m.settings.dimension;
 
-  rotations(d, q);
+  rotations(m, ws, q);
   const auto& rot = ws.rotation;
   // J keeps its layout while the constraints and the bodies' motions do:
   // then the blocks are written where they are (the common case: every
   // evaluation of a step, and every step until the topology changes).
-  const bool checked = ws.J.layout() == ws.layout_checked && ws.layout_model == d.model_version;
-  bool same = checked || (ws.J.rows() == m && ws.J.cols() == d.dof() && ws.J.groups().size() == d.constraints.size());
-  for (std::size_t i = 0; same && !checked && i < d.constraints.size(); ++i) {
-    const std::array<int, 4> l = layout_of(d, d.constraints[i]);
+  const bool checked = ws.J.layout() == ws.layout_checked && ws.layout_model == m.model_version;
+  bool same = checked || (ws.J.rows() == nr && ws.J.cols() == d.dof() && ws.J.groups().size() == m.constraints.size());
+  for (std::size_t i = 0; same && !checked && i < m.constraints.size(); ++i) {
+    const std::array<int, 4> l = layout_of(m, m.constraints[i]);
     const BlockJacobian::Group& g = ws.J.groups()[i];
     int k = g.first_block;
     for (int end = 0; end < 2 && same; ++end) {
@@ -109,38 +107,38 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
   }
   if (same) {
     ws.layout_checked = ws.J.layout();
-    ws.layout_model = d.model_version;
+    ws.layout_model = m.model_version;
     double* values = ws.J.mutable_values();
-    const int n = static_cast<int>(d.constraints.size());
-    parallel(d).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
+    const int n = static_cast<int>(m.constraints.size());
+    parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
       const auto [first, last] = split(n, parts, p);
       for (int i = first; i < last; ++i) {
-        const ConstraintRecord& c = d.constraints[static_cast<std::size_t>(i)];
+        const ConstraintRecord& c = m.constraints[static_cast<std::size_t>(i)];
         const BlockJacobian::Group& g = ws.J.groups()[static_cast<std::size_t>(i)];
         Rows rows;
-        evaluate_constraint(c.def, body_view(d, c.body_a, q, v, rot), body_view(d, c.body_b, q, v, rot), t, dim, rows);
+        evaluate_constraint(c.def, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot), t, dim, rows);
         copy_rows(ws, c, rows, g.row);
         int k = g.first_block;
         for (int end = 0; end < 2; ++end) {
           const int body = end == 0 ? c.body_a : c.body_b;
-          if (body < 0 || d.bodies[static_cast<std::size_t>(body)].motion != Motion::dynamic) continue;
+          if (body < 0 || m.bodies[static_cast<std::size_t>(body)].motion != Motion::dynamic) continue;
           const BlockJacobian::Block& b = ws.J.block(k++);
           copy_block(values + b.values, end == 0 ? rows.Ja : rows.Jb, c.rows, b.cols);
         }
       }
     });
-    remember_rows(d, t, q, v);
+    remember_rows(m, ws, t, q, v);
     return;
   }
 
-  ws.J.reset(m, d.dof());
+  ws.J.reset(nr, d.dof());
   int row = 0;
-  for (const ConstraintRecord& c : d.constraints) {
+  for (const ConstraintRecord& c : m.constraints) {
     Rows rows;
-    evaluate_constraint(c.def, body_view(d, c.body_a, q, v, rot), body_view(d, c.body_b, q, v, rot), t, dim, rows);
+    evaluate_constraint(c.def, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot), t, dim, rows);
     copy_rows(ws, c, rows, row);
     ws.J.begin_group(row, c.rows);
-    const std::array<int, 4> l = layout_of(d, c);
+    const std::array<int, 4> l = layout_of(m, c);
     for (int end = 0; end < 2; ++end) {
       const int dof = l[static_cast<std::size_t>(2 * end + 1)];
       if (dof == 0) continue;
@@ -149,23 +147,22 @@ void evaluate_constraints(WorldData& d, double t, const Eigen::VectorXd& q, cons
     row += c.rows;
   }
   ws.layout_checked = ws.J.layout();
-  ws.layout_model = d.model_version;
-  remember_rows(d, t, q, v);
+  ws.layout_model = m.model_version;
+  remember_rows(m, ws, t, q, v);
 }
 
-void evaluate_rows(WorldData& d, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
-  Workspace& ws = d.ws;
-  const bool current = ws.rows_valid && ws.rows_model == d.model_version && ws.rows_t == t &&
+void evaluate_rows(const WorldModel& m, WorldData& d, Workspace& ws, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  const bool current = ws.rows_valid && ws.rows_model == m.model_version && ws.rows_t == t &&
                        ws.rows_q.size() == q.size() &&
                        (q.size() == 0 ||  // memcmp wants valid pointers, and an empty vector has none
                         std::memcmp(ws.rows_q.data(), q.data(), sizeof(double) * static_cast<std::size_t>(q.size())) == 0);
   if (!current) {
-    evaluate_constraints(d, t, q, v);
+    evaluate_constraints(m, d, ws, t, q, v);
     return;
   }
   if (ws.rows_v.size() == v.size() && ws.rows_v == v) return;
   Eigen::VectorXd dv = v - ws.rows_v, jdv;
-  ws.J.multiply(dv, jdv, parallel(d));
+  ws.J.multiply(dv, jdv, parallel(m, ws));
   ws.Cdot += jdv;
   ws.rows_v = v;
 }
@@ -177,49 +174,46 @@ double regularization(const WorldSettings& s) {
   return direct ? 0.0 : s.regularization;
 }
 
-void evaluate_errors(WorldData& d, double t, const Eigen::VectorXd& q) {
-  Workspace& ws = d.ws;
+void evaluate_errors(const WorldModel& m, WorldData& d, Workspace& ws, double t, const Eigen::VectorXd& q) {
   ws.rows_valid = false;  // C no longer matches the rest of the rows
-  const int n = static_cast<int>(d.constraints.size());
+  const int n = static_cast<int>(m.constraints.size());
   ws.first_row.resize(static_cast<std::size_t>(n) + 1);
   ws.first_row[0] = 0;
-  for (int i = 0; i < n; ++i) ws.first_row[static_cast<std::size_t>(i) + 1] = ws.first_row[static_cast<std::size_t>(i)] + d.constraints[static_cast<std::size_t>(i)].rows;
+  for (int i = 0; i < n; ++i) ws.first_row[static_cast<std::size_t>(i) + 1] = ws.first_row[static_cast<std::size_t>(i)] + m.constraints[static_cast<std::size_t>(i)].rows;
   ws.C.resize(ws.first_row.back());
-  rotations(d, q);
+  rotations(m, ws, q);
   const auto& rot = ws.rotation;
-  parallel(d).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
+  parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
     const auto [first, last] = split(n, parts, p);
     Rows rows;
     for (int i = first; i < last; ++i) {
-      const ConstraintRecord& c = d.constraints[static_cast<std::size_t>(i)];
-      evaluate_constraint(c.def, body_view(d, c.body_a, q, d.v, rot), body_view(d, c.body_b, q, d.v, rot), t,
-                          d.settings.dimension, rows);
+      const ConstraintRecord& c = m.constraints[static_cast<std::size_t>(i)];
+      evaluate_constraint(c.def, body_view(m, c.body_a, q, d.v, rot), body_view(m, c.body_b, q, d.v, rot), t,
+                          m.settings.dimension, rows);
       for (int r = 0; r < c.rows; ++r) ws.C[ws.first_row[static_cast<std::size_t>(i)] + r] = rows.C[r];
     }
   });
 }
 
-void hold_rows(WorldData& d, const BlockJacobian& J, const std::vector<char>& held) {
-  Workspace& ws = d.ws;
+void hold_rows(const WorldModel& m, Workspace& ws, const BlockJacobian& J, const std::vector<char>& held) {
   ws.held = held;
-  const double relative = regularization(d.settings);
-  if (relative > 0.0) ws.diag = J.gram_diagonal(ws.w, parallel(d));
+  const double relative = regularization(m.settings);
+  if (relative > 0.0) ws.diag = J.gram_diagonal(ws.w, parallel(m, ws));
   ws.reg.resize(J.rows());
   for (std::size_t i = 0; i < held.size(); ++i)
     ws.reg[static_cast<int>(i)] = held[i] ? 1.0 : relative > 0.0 ? relative * ws.diag[static_cast<int>(i)] : 0.0;
 }
 
-int prepare_system(WorldData& d) { return prepare_system(d, d.ws.J); }
+int prepare_system(const WorldModel& m, Workspace& ws) { return prepare_system(m, ws, ws.J); }
 
-int prepare_system(WorldData& d, const BlockJacobian& J) {
-  Workspace& ws = d.ws;
-  const int m = J.rows();
-  ws.diag = J.gram_diagonal(ws.w, parallel(d));
-  ws.reg = regularization(d.settings) * ws.diag;
-  ws.held.assign(static_cast<std::size_t>(m), 0);
-  ws.fixed.setZero(m);
+int prepare_system(const WorldModel& m, Workspace& ws, const BlockJacobian& J) {
+  const int nr = J.rows();
+  ws.diag = J.gram_diagonal(ws.w, parallel(m, ws));
+  ws.reg = regularization(m.settings) * ws.diag;
+  ws.held.assign(static_cast<std::size_t>(nr), 0);
+  ws.fixed.setZero(nr);
   int held = 0;
-  for (int i = 0; i < m; ++i) {
+  for (int i = 0; i < nr; ++i) {
     if (ws.diag[i] > 0.0) continue;
     ws.held[static_cast<std::size_t>(i)] = 1;
     ws.reg[i] = 1.0;
@@ -228,8 +222,7 @@ int prepare_system(WorldData& d, const BlockJacobian& J) {
   return held;
 }
 
-int hold_slack_rows(WorldData& d, double tolerance) {
-  Workspace& ws = d.ws;
+int hold_slack_rows(Workspace& ws, double tolerance) {
   int held = 0;
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     if (!ws.unilateral_row[i] || ws.held[i] || ws.C[static_cast<int>(i)] >= -tolerance) continue;
@@ -240,8 +233,7 @@ int hold_slack_rows(WorldData& d, double tolerance) {
   return held;
 }
 
-void apply_soft_forces(WorldData& d) {
-  Workspace& ws = d.ws;
+void apply_soft_forces(Workspace& ws) {
   for (int i = 0; i < ws.soft_omega.size(); ++i) {
     const double w = ws.soft_omega[i];
     if (w == 0.0 || ws.held[static_cast<std::size_t>(i)]) continue;
@@ -251,8 +243,7 @@ void apply_soft_forces(WorldData& d) {
   }
 }
 
-void soften_rows(WorldData& d, double h) {
-  Workspace& ws = d.ws;
+void soften_rows(Workspace& ws, double h) {
   for (int i = 0; i < ws.soft_omega.size(); ++i) {
     const double w = ws.soft_omega[i];
     if (w == 0.0 || ws.held[static_cast<std::size_t>(i)]) continue;
@@ -265,8 +256,7 @@ double soft_bias(const Workspace& ws, int row, double h) {
   return w / (2.0 * ws.soft_zeta[row] + h * w) * ws.C[row];
 }
 
-void hold_soft_rows(WorldData& d) {
-  Workspace& ws = d.ws;
+void hold_soft_rows(Workspace& ws) {
   for (int i = 0; i < ws.soft_omega.size(); ++i) {
     if (ws.soft_omega[i] == 0.0) continue;
     ws.held[static_cast<std::size_t>(i)] = 1;
@@ -274,23 +264,24 @@ void hold_soft_rows(WorldData& d) {
   }
 }
 
-void gather_warm(WorldData& d, double scale) {
-  Workspace& ws = d.ws;
+void gather_warm(const WorldModel& m, WorldData& d, Workspace& ws, double scale) {
   ws.lambda.resize(ws.J.rows());
-  if (!d.settings.warm_start) scale = 0.0;
+  if (!m.settings.warm_start) scale = 0.0;
   int row = 0;
-  for (const ConstraintRecord& c : d.constraints) {
-    for (int r = 0; r < c.rows; ++r) ws.lambda[row + r] = ws.held[static_cast<std::size_t>(row + r)] ? 0.0 : scale * c.warm[r];
-    row += c.rows;
+  for (std::size_t i = 0; i < m.constraints.size(); ++i) {
+    const int rows = m.constraints[i].rows;
+    for (int r = 0; r < rows; ++r)
+      ws.lambda[row + r] = ws.held[static_cast<std::size_t>(row + r)] ? 0.0 : scale * d.constraints[i].warm[r];
+    row += rows;
   }
 }
 
-void scatter_warm(WorldData& d, double scale) {
-  const Workspace& ws = d.ws;
+void scatter_warm(const WorldModel& m, WorldData& d, Workspace& ws, double scale) {
   int row = 0;
-  for (ConstraintRecord& c : d.constraints) {
-    for (int r = 0; r < c.rows; ++r) c.warm[r] = ws.lambda[row + r] / scale;
-    row += c.rows;
+  for (std::size_t i = 0; i < m.constraints.size(); ++i) {
+    const int rows = m.constraints[i].rows;
+    for (int r = 0; r < rows; ++r) d.constraints[i].warm[r] = ws.lambda[row + r] / scale;
+    row += rows;
   }
 }
 
@@ -307,35 +298,32 @@ void add_reaction(Reaction& out, const double* generalized, bool rigid, int dof)
   }
 }
 
-bool moves(const WorldData& d, int body) {
-  return body >= 0 && d.bodies[static_cast<std::size_t>(body)].motion == Motion::dynamic;
+bool moves(const WorldModel& m, int body) {
+  return body >= 0 && m.bodies[static_cast<std::size_t>(body)].motion == Motion::dynamic;
 }
 
 }  // namespace
 
-void begin_constraint_forces(WorldData& d) {
-  Workspace& ws = d.ws;
+void begin_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) {
   int rows = 0, blocks = 0;
   ws.fixed_end_constraints.clear();
-  for (std::size_t i = 0; i < d.constraints.size(); ++i) {
-    ConstraintRecord& c = d.constraints[i];
-    c.lambda = {};
-    c.on_a = c.on_b = {};
+  for (std::size_t i = 0; i < m.constraints.size(); ++i) {
+    const ConstraintRecord& c = m.constraints[i];
+    d.constraints[i] = ConstraintState{{}, {}, {}, d.constraints[i].warm};
     rows += c.rows;
-    blocks += moves(d, c.body_a) + moves(d, c.body_b);
-    if ((c.body_a >= 0 && !moves(d, c.body_a)) || (c.body_b >= 0 && !moves(d, c.body_b)))
+    blocks += moves(m, c.body_a) + moves(m, c.body_b);
+    if ((c.body_a >= 0 && !moves(m, c.body_a)) || (c.body_b >= 0 && !moves(m, c.body_b)))
       ws.fixed_end_constraints.push_back(static_cast<int>(i));
   }
   ws.step_lambda.setZero(rows);
   ws.block_forces.assign(static_cast<std::size_t>(3 * blocks), 0.0);
 }
 
-void remember_substep_lambda(WorldData& d) { d.ws.substep_lambda = d.ws.step_lambda; }
+void remember_substep_lambda(Workspace& ws) { ws.substep_lambda = ws.step_lambda; }
 
-void add_constraint_forces(WorldData& d, const BlockJacobian& J, const Eigen::VectorXd& lambda, double factor,
+void add_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws, const BlockJacobian& J, const Eigen::VectorXd& lambda, double factor,
                            double t, const Eigen::VectorXd& q) {
-  Workspace& ws = d.ws;
-  assert(J.groups().size() == d.constraints.size() && lambda.size() == J.rows() &&
+  assert(J.groups().size() == m.constraints.size() && lambda.size() == J.rows() &&
          ws.step_lambda.size() == J.rows());
   ws.step_lambda += factor * lambda;
   double* forces = ws.block_forces.data();
@@ -361,35 +349,37 @@ void add_constraint_forces(WorldData& d, const BlockJacobian& J, const Eigen::Ve
   }
   Rows rows;
   for (const int i : ws.fixed_end_constraints) {
-    ConstraintRecord& c = d.constraints[static_cast<std::size_t>(i)];
+    const ConstraintRecord& c = m.constraints[static_cast<std::size_t>(i)];
+    ConstraintState& state = d.constraints[static_cast<std::size_t>(i)];
     const int row = J.groups()[static_cast<std::size_t>(i)].row;
     rows = Rows{};
-    evaluate_constraint(c.def, body_view(d, c.body_a, q, d.v), body_view(d, c.body_b, q, d.v), t,
-                        d.settings.dimension, rows);
+    evaluate_constraint(c.def, body_view(m, c.body_a, q, d.v), body_view(m, c.body_b, q, d.v), t,
+                        m.settings.dimension, rows);
     for (int end = 0; end < 2; ++end) {
       const int body = end == 0 ? c.body_a : c.body_b;
-      if (body < 0 || moves(d, body)) continue;
-      const BodyRecord& b = d.bodies[static_cast<std::size_t>(body)];
+      if (body < 0 || moves(m, body)) continue;
+      const BodyRecord& b = m.bodies[static_cast<std::size_t>(body)];
       const Eigen::Matrix3d& block = end == 0 ? rows.Ja : rows.Jb;
       double generalized[3] = {};
       for (int r = 0; r < c.rows; ++r)
         for (int x = 0; x < b.dof; ++x) generalized[x] += block(r, x) * factor * lambda[row + r];
-      add_reaction(end == 0 ? c.on_a : c.on_b, generalized, b.kind == BodyKind::rigid, b.dof);
+      add_reaction(end == 0 ? state.on_a : state.on_b, generalized, b.kind == BodyKind::rigid, b.dof);
     }
   }
 }
 
-void finish_constraint_forces(WorldData& d) {
-  const Workspace& ws = d.ws;
+void finish_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) {
   int row = 0, k = 0;
-  for (ConstraintRecord& c : d.constraints) {
-    for (int r = 0; r < c.rows; ++r) c.lambda[static_cast<std::size_t>(r)] = ws.step_lambda[row + r];
+  for (std::size_t i = 0; i < m.constraints.size(); ++i) {
+    const ConstraintRecord& c = m.constraints[i];
+    ConstraintState& state = d.constraints[i];
+    for (int r = 0; r < c.rows; ++r) state.lambda[static_cast<std::size_t>(r)] = ws.step_lambda[row + r];
     row += c.rows;
     for (int end = 0; end < 2; ++end) {
       const int body = end == 0 ? c.body_a : c.body_b;
-      if (!moves(d, body)) continue;
-      const BodyRecord& b = d.bodies[static_cast<std::size_t>(body)];
-      add_reaction(end == 0 ? c.on_a : c.on_b, ws.block_forces.data() + 3 * k++, b.kind == BodyKind::rigid, b.dof);
+      if (!moves(m, body)) continue;
+      const BodyRecord& b = m.bodies[static_cast<std::size_t>(body)];
+      add_reaction(end == 0 ? state.on_a : state.on_b, ws.block_forces.data() + 3 * k++, b.kind == BodyKind::rigid, b.dof);
     }
   }
 }
@@ -404,11 +394,10 @@ bool has_bounds(const Workspace& ws) {
 
 // The free rows' solve, with bounded rows met by projection (Gauss–Seidel)
 // or an active set (CG, LDLᵀ).
-SolveStats solve_free_rows(WorldData& d, const SystemView& k, const SolveRequest& how) {
+SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView& k, const SolveRequest& how) {
   const double tolerance = how.tolerance;
   const BlockJacobian& J = k.J;
-  Workspace& ws = d.ws;
-  const WorldSettings& s = d.settings;
+  const WorldSettings& s = m.settings;
   if (s.solver == LinearSolver::gauss_seidel)
     return solve_gauss_seidel(k, ws.rhs, ws.lambda, ws.lo, ws.hi, tolerance, s.solver_max_iterations);
 
@@ -422,13 +411,13 @@ SolveStats solve_free_rows(WorldData& d, const SystemView& k, const SolveRequest
 
   // Active set: a row past its bound is held there, its coupling moved to
   // the right-hand side, and the rest solved again.
-  const int m = static_cast<int>(ws.rhs.size());
-  Eigen::VectorXd held_lambda = Eigen::VectorXd::Zero(m);
+  const int nr = static_cast<int>(ws.rhs.size());
+  Eigen::VectorXd held_lambda = Eigen::VectorXd::Zero(nr);
   const std::vector<char> held_before = ws.held;
   const std::vector<char> none;
-  for (int round = 0; round < m; ++round) {
+  for (int round = 0; round < nr; ++round) {
     bool clamped = false;
-    for (int i = 0; i < m; ++i) {
+    for (int i = 0; i < nr; ++i) {
       if (ws.held[static_cast<std::size_t>(i)]) continue;
       const double bound = std::clamp(ws.lambda[i], ws.lo[i], ws.hi[i]);
       if (bound == ws.lambda[i]) continue;
@@ -437,10 +426,10 @@ SolveStats solve_free_rows(WorldData& d, const SystemView& k, const SolveRequest
       clamped = true;
     }
     if (!clamped) break;
-    Eigen::VectorXd coupling(m);
+    Eigen::VectorXd coupling(nr);
     SystemView{J, ws.w, ws.reg, none, k.parallel}.apply(held_lambda, coupling, ws.dof_scratch);
     const Eigen::VectorXd rhs = ws.rhs - coupling;
-    for (int i = 0; i < m; ++i)
+    for (int i = 0; i < nr; ++i)
       if (ws.held[static_cast<std::size_t>(i)]) ws.lambda[i] = 0.0;
     const SolveStats more = solve_free(rhs, ws.lambda);
     stats.iterations += more.iterations;
@@ -454,11 +443,10 @@ SolveStats solve_free_rows(WorldData& d, const SystemView& k, const SolveRequest
 
 }  // namespace
 
-SolveStats solve_system(WorldData& d) { return solve_system(d, d.ws.J, SolveRequest{d.settings.solver_tolerance}); }
+SolveStats solve_system(const WorldModel& m, Workspace& ws) { return solve_system(m, ws, ws.J, SolveRequest{m.settings.solver_tolerance}); }
 
-SolveStats solve_system(WorldData& d, const BlockJacobian& J, const SolveRequest& how) {
-  Workspace& ws = d.ws;
-  const SystemView k{J, ws.w, ws.reg, ws.held, parallel(d)};
+SolveStats solve_system(const WorldModel& m, Workspace& ws, const BlockJacobian& J, const SolveRequest& how) {
+  const SystemView k{J, ws.w, ws.reg, ws.held, parallel(m, ws)};
   const std::vector<char> none;
   const bool has_fixed = ws.fixed.size() == ws.rhs.size() && ws.fixed.any();
   if (has_fixed) {
@@ -467,20 +455,19 @@ SolveStats solve_system(WorldData& d, const BlockJacobian& J, const SolveRequest
     SystemView{J, ws.w, ws.reg, none, k.parallel}.apply(ws.fixed, coupling, ws.dof_scratch);
     ws.rhs -= coupling;
   }
-  SolveStats stats = solve_free_rows(d, k, how);
+  SolveStats stats = solve_free_rows(m, ws, k, how);
   if (has_fixed) ws.lambda += ws.fixed;
   return stats;
 }
 
-void record_solve(WorldData& d, const SolveStats& stats, int held_rows) {
-  Workspace& ws = d.ws;
+void record_solve(const WorldModel& m, Workspace& ws, const SolveStats& stats, int held_rows) {
   ws.iterations += stats.iterations;
   if (!std::isnan(stats.residual)) ws.residual = std::max(ws.residual, stats.residual);
   int deficiency = stats.rank_deficiency;
   if (deficiency < 0) {
-    if (ws.rank_topology != d.topology_version) {
+    if (ws.rank_topology != m.topology_version) {
       ws.rank_deficiency = count_dependent_rows(SystemView{ws.J, ws.w, ws.reg, ws.held});
-      ws.rank_topology = d.topology_version;
+      ws.rank_topology = m.topology_version;
     }
     deficiency = ws.rank_deficiency;
   }

@@ -12,10 +12,10 @@ namespace linkage {
 // q̈ at (t, q, q̇). `h` is the solver step (velocity rows, i.e. motors, close
 // their error at rate 1/h); `weight` is this evaluation's share of the step
 // in the integrator, used to report the λ a step applied.
-void accelerations(WorldData& d, double h, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+void accelerations(const WorldModel& m, WorldData& d, Workspace& ws, double h, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                    Eigen::VectorXd& a, double weight);
 
 // Fills ws.w (W per DOF) from the bodies; call after any change of mass or motion.
-void update_inverse_masses(WorldData& d);
+void update_inverse_masses(const WorldModel& m, WorldData& d, Workspace& ws);
 
 }  // namespace linkage

@@ -8,9 +8,9 @@
 namespace linkage {
 
 // Adds every applied force at state (q, q̇) into Qa (one entry per DOF).
-void accumulate_forces(const WorldData& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& Qa);
+void accumulate_forces(const WorldModel& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& Qa);
 
 // Σ ½ k (|d| − L)² over the world's springs at its current state.
-double spring_energy(const WorldData& d);
+double spring_energy(const WorldModel& m, const WorldData& d);
 
 }  // namespace linkage

@@ -36,19 +36,18 @@ Eigen::VectorXd position_bias(const Workspace& ws, double beta, double h) {
 }
 
 // Global velocity projection: J W Jᵀ λ = −(J v* + b + (β/h) C), one solve.
-void project(WorldData& d, double t, double h, Eigen::VectorXd& v) {
-  Workspace& ws = d.ws;
-  ws.rhs = -(ws.Cdot + velocity_bias(ws, h) + position_bias(ws, d.settings.baumgarte, h));
+void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h, Eigen::VectorXd& v) {
+  ws.rhs = -(ws.Cdot + velocity_bias(ws, h) + position_bias(ws, m.settings.baumgarte, h));
   ws.lo *= h;  // λ here is an impulse (N·s): a bound in N becomes one in N·s
   ws.hi *= h;
-  const int held = prepare_system(d);
-  soften_rows(d, h);
-  gather_warm(d, h);
-  record_solve(d, solve_system(d), held);
-  add_constraint_forces(d, ws.J, ws.lambda, 1.0 / d.settings.dt, t, d.q);
-  mark_free_motors(d, 1.0);
+  const int held = prepare_system(m, ws);
+  soften_rows(ws, h);
+  gather_warm(m, d, ws, h);
+  record_solve(m, ws, solve_system(m, ws), held);
+  add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);
+  mark_free_motors(ws, 1.0);
   Eigen::VectorXd dv = Eigen::VectorXd::Zero(v.size());
-  ws.J.add_transpose_product(ws.lambda, dv, parallel(d));
+  ws.J.add_transpose_product(ws.lambda, dv, parallel(m, ws));
   v += ws.w.cwiseProduct(dv);
 }
 
@@ -136,18 +135,18 @@ class SequentialImpulses {
 // at the current q (each row's correction capped at max_correction, as
 // Box2D caps its own): K_c μ = −β C_c, q += W J_cᵀ μ. Velocities stay.
 // Velocity rows (motors), soft rows, slack ropes and held rows are left out.
-void correct_positions(WorldData& d, double t, const std::vector<char>& held) {
-  const WorldSettings& s = d.settings;
+void correct_positions(const WorldModel& m, WorldData& d, Workspace& ws, double t, const std::vector<char>& held) {
+  const WorldSettings& s = m.settings;
   int row = 0;
-  for (const ConstraintRecord& c : d.constraints) {
+  for (const ConstraintRecord& c : m.constraints) {
     const int first = row;
     row += c.rows;
     if (c.softness.frequency > 0.0) continue;
     Rows rows;
-    evaluate_constraint(c.def, body_view(d, c.body_a), body_view(d, c.body_b), t, s.dimension, rows);
+    evaluate_constraint(c.def, body_view(m, d, c.body_a), body_view(m, d, c.body_b), t, s.dimension, rows);
     if (rows.velocity_level) continue;
-    const BodyRecord* ends[2] = {c.body_a >= 0 ? &d.bodies[static_cast<std::size_t>(c.body_a)] : nullptr,
-                                 c.body_b >= 0 ? &d.bodies[static_cast<std::size_t>(c.body_b)] : nullptr};
+    const BodyRecord* ends[2] = {c.body_a >= 0 ? &m.bodies[static_cast<std::size_t>(c.body_a)] : nullptr,
+                                 c.body_b >= 0 ? &m.bodies[static_cast<std::size_t>(c.body_b)] : nullptr};
     const Eigen::Matrix3d* blocks[2] = {&rows.Ja, &rows.Jb};
     Eigen::Matrix3d k = Eigen::Matrix3d::Zero();
     for (int e = 0; e < 2; ++e) {
@@ -155,7 +154,7 @@ void correct_positions(WorldData& d, double t, const std::vector<char>& held) {
       if (!b || b->motion != Motion::dynamic) continue;
       for (int r = 0; r < c.rows; ++r)
         for (int r2 = 0; r2 < c.rows; ++r2)
-          for (int x = 0; x < b->dof; ++x) k(r, r2) += (*blocks[e])(r, x) * d.ws.w[b->offset + x] * (*blocks[e])(r2, x);
+          for (int x = 0; x < b->dof; ++x) k(r, r2) += (*blocks[e])(r, x) * ws.w[b->offset + x] * (*blocks[e])(r2, x);
     }
     Eigen::Vector3d rhs = Eigen::Vector3d::Zero();
     bool any = false;
@@ -179,7 +178,7 @@ void correct_positions(WorldData& d, double t, const std::vector<char>& held) {
       for (int x = 0; x < b->dof; ++x) {
         double m = 0.0;
         for (int r = 0; r < c.rows; ++r) m += (*blocks[e])(r, x) * mu[r];
-        d.q[b->offset + x] += d.ws.w[b->offset + x] * m;
+        d.q[b->offset + x] += ws.w[b->offset + x] * m;
       }
     }
   }
@@ -187,9 +186,9 @@ void correct_positions(WorldData& d, double t, const std::vector<char>& held) {
 
 // Box2D's caps: no body moves more than max_translation or turns more than
 // max_rotation in one step; a faster one has that velocity scaled down.
-void clamp_motion(const WorldData& d, double h, Eigen::VectorXd& v) {
-  const WorldSettings& s = d.settings;
-  for (const BodyRecord& b : d.bodies) {
+void clamp_motion(const WorldModel& m, double h, Eigen::VectorXd& v) {
+  const WorldSettings& s = m.settings;
+  for (const BodyRecord& b : m.bodies) {
     if (b.motion != Motion::dynamic) continue;
     const int linear = b.kind == BodyKind::rigid ? 2 : b.dof;
     auto lin = v.segment(b.offset, linear);
@@ -201,12 +200,11 @@ void clamp_motion(const WorldData& d, double h, Eigen::VectorXd& v) {
   }
 }
 
-void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
-  Workspace& ws = d.ws;
-  const WorldSettings& s = d.settings;
-  const int held = prepare_system(d);
-  soften_rows(d, h);
-  gather_warm(d, h);
+void sequential_impulses(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h, Eigen::VectorXd& v) {
+  const WorldSettings& s = m.settings;
+  const int held = prepare_system(m, ws);
+  soften_rows(ws, h);
+  gather_warm(m, d, ws, h);
   SequentialImpulses si(ws, v, h);
   si.warm_start(v);
   // Velocity sweeps: J v + b = 0, warm-started; their impulses are stored
@@ -217,17 +215,17 @@ void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
   SolveStats stats;
   stats.iterations = s.velocity_iterations + s.position_iterations + s.relax_iterations;
   stats.residual = start > 0.0 ? si.residual(v, physics) / start : 0.0;
-  record_solve(d, stats, held);
-  add_constraint_forces(d, ws.J, ws.lambda, 1.0 / s.dt, t, d.q);
-  mark_free_motors(d, h);
+  record_solve(m, ws, stats, held);
+  add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / s.dt, t, d.q);
+  mark_free_motors(ws, h);
   if (s.project_positions) std::swap(ws.step_J, ws.J);
-  clamp_motion(d, h, v);
+  clamp_motion(m, h, v);
   d.q += h * v;
   // Position iterations (Box2D 2.4's position solver): positions only, so
   // that drift is fixed without adding kinetic energy.
   if (!s.project_positions) {
     const std::vector<char> held_rows = ws.held;
-    for (int i = 0; i < s.position_iterations; ++i) correct_positions(d, t + h, held_rows);
+    for (int i = 0; i < s.position_iterations; ++i) correct_positions(m, d, ws, t + h, held_rows);
   }
   // With SHAKE on, RATTLE does what relax would (exactly), and relaxing the
   // velocities before SHAKE moves the positions would break SHAKE's
@@ -237,44 +235,43 @@ void sequential_impulses(WorldData& d, double t, double h, Eigen::VectorXd& v) {
     // step leaves velocities tangent to the constraints (a Gauss–Seidel
     // RATTLE). Against the old rows they would remove the wrong component
     // and bleed energy.
-    evaluate_constraints(d, t + h, d.q, v);
-    prepare_system(d);
-    soften_rows(d, h);
+    evaluate_constraints(m, d, ws, t + h, d.q, v);
+    prepare_system(m, ws);
+    soften_rows(ws, h);
     const SequentialImpulses relax(ws, v, h);
     const Eigen::VectorXd relax_bias = velocity_bias(ws, h);
     const Eigen::VectorXd before = ws.lambda;
     for (int i = 0; i < s.relax_iterations; ++i) relax.sweep(v, relax_bias);
-    add_constraint_forces(d, ws.J, ws.lambda - before, 1.0 / s.dt, t + h, d.q);
-    clamp_motion(d, h, v);
+    add_constraint_forces(m, d, ws, ws.J, ws.lambda - before, 1.0 / s.dt, t + h, d.q);
+    clamp_motion(m, h, v);
   }
 }
 
 }  // namespace
 
-void impulse_step(WorldData& d, double t, double h) {
-  Workspace& ws = d.ws;
+void impulse_step(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h) {
   Eigen::VectorXd v;
   {
     const StageClock::Scope stage(ws.clock, Stage::forces);
     ws.Qa.setZero(d.dof());
-    accumulate_forces(d, d.q, d.v, ws.Qa);
+    accumulate_forces(m, d.q, d.v, ws.Qa);
     v = d.v + h * ws.w.cwiseProduct(ws.Qa);
   }
   {
     const StageClock::Scope stage(ws.clock, Stage::constraints);
-    evaluate_rows(d, t, d.q, v);
+    evaluate_rows(m, d, ws, t, d.q, v);
   }
 
   const StageClock::Scope stage(ws.clock, Stage::solve);
-  if (d.settings.dynamics == Dynamics::sequential_impulses) {
-    sequential_impulses(d, t, h, v);
+  if (m.settings.dynamics == Dynamics::sequential_impulses) {
+    sequential_impulses(m, d, ws, t, h, v);
   } else {
-    project(d, t, h, v);
-    if (d.settings.project_positions) std::swap(ws.step_J, ws.J);
+    project(m, d, ws, t, h, v);
+    if (m.settings.project_positions) std::swap(ws.step_J, ws.J);
     d.q += h * v;
   }
   d.v = v;
-  scatter_warm(d, h);
+  scatter_warm(m, d, ws, h);
 }
 
 }  // namespace linkage

@@ -8,6 +8,6 @@ namespace linkage {
 // v* = v + h W Q_a, then the velocity constraints J v + b = −(β/h) C are met
 // by global velocity projection or by sequential impulses (per the world's
 // settings); then q += h v. Advances q and v, not the clock.
-void impulse_step(WorldData& d, double t, double h);
+void impulse_step(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h);
 
 }  // namespace linkage

@@ -97,17 +97,22 @@ Result<MassProperties> shape_properties(const Shape& shape, double density) {
 
 }  // namespace
 
+Status validate_body_state(const BodyState& state, BodyKind kind, Motion motion, int dim) {
+  LINKAGE_CHECK(check_vec("position", state.position, dim));
+  LINKAGE_CHECK(check_vec("velocity", state.velocity, dim));
+  if (!std::isfinite(state.angle)) return invalid("angle: must be finite");
+  if (!std::isfinite(state.angular_velocity)) return invalid("angular_velocity: must be finite");
+  if (kind != BodyKind::rigid && (state.angle != 0.0 || state.angular_velocity != 0.0))
+    return invalid("angle, angular_velocity: a particle has no angle; use kind = rigid");
+  if (motion == Motion::fixed && (state.velocity != Vec3::Zero() || state.angular_velocity != 0.0))
+    return invalid("velocity: a fixed body cannot move; make it kinematic to give it a velocity");
+  return ok_status();
+}
+
 Result<MassProperties> body_mass_properties(const BodyDef& def, int dim) {
   const bool rigid = def.kind == BodyKind::rigid;
   if (rigid && dim != 2) return invalid("kind: rigid bodies need a 2D world; a 3D world holds particles");
-  LINKAGE_CHECK(check_vec("position", def.position, dim));
-  LINKAGE_CHECK(check_vec("velocity", def.velocity, dim));
-  if (!std::isfinite(def.angle)) return invalid("angle: must be finite");
-  if (!std::isfinite(def.angular_velocity)) return invalid("angular_velocity: must be finite");
-  if (!rigid && (def.angle != 0.0 || def.angular_velocity != 0.0))
-    return invalid("angle, angular_velocity: a particle has no angle; use kind = rigid");
-  if (def.motion == Motion::fixed && (def.velocity != Vec3::Zero() || def.angular_velocity != 0.0))
-    return invalid("velocity: a fixed body cannot move; make it kinematic to give it a velocity");
+  LINKAGE_CHECK(validate_body_state({def.position, def.angle, def.velocity, def.angular_velocity}, def.kind, def.motion, dim));
   LINKAGE_CHECK(check_nonnegative("mass", def.mass));
   LINKAGE_CHECK(check_nonnegative("inertia", def.inertia));
   LINKAGE_CHECK(check_nonnegative("linear_damping", def.linear_damping));

@@ -28,11 +28,10 @@ constexpr double kShakeContraction = 0.25;
 // motor inside its bound, locked (its coordinate must not move: the motor
 // set it). Sets ws.held and ws.reg for the current ws.J, and ws.C's
 // motor rows to 0 (their target).
-void hold_for_positions(WorldData& d, const BlockJacobian& J) {
-  Workspace& ws = d.ws;
-  prepare_system(d, J);
-  hold_slack_rows(d, d.settings.projection_tolerance);
-  hold_soft_rows(d);
+void hold_for_positions(const WorldModel& m, Workspace& ws, const BlockJacobian& J) {
+  prepare_system(m, ws, J);
+  hold_slack_rows(ws, m.settings.projection_tolerance);
+  hold_soft_rows(ws);
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     if (!ws.velocity_row[i]) continue;
     const int r = static_cast<int>(i);
@@ -61,22 +60,20 @@ double error_norm(const Eigen::VectorXd& c, const std::vector<char>& held, const
 }
 
 // Δ = W Jᵀ μ with J W Jᵀ μ = rhs over the rows not held, from μ = 0.
-Eigen::VectorXd correction_for(WorldData& d, const BlockJacobian& J, const Eigen::VectorXd& rhs, const SolveRequest& how) {
-  Workspace& ws = d.ws;
+Eigen::VectorXd correction_for(const WorldModel& m, WorldData& d, Workspace& ws, const BlockJacobian& J, const Eigen::VectorXd& rhs, const SolveRequest& how) {
   ws.rhs = rhs;
   for (std::size_t i = 0; i < ws.held.size(); ++i)
     if (ws.held[i]) ws.rhs[static_cast<int>(i)] = 0.0;
   ws.lambda.setZero(rhs.size());
-  record_solve(d, solve_system(d, J, how), 0);
+  record_solve(m, ws, solve_system(m, ws, J, how), 0);
   Eigen::VectorXd dq = Eigen::VectorXd::Zero(d.dof());
-  J.add_transpose_product(ws.lambda, dq, parallel(d));
+  J.add_transpose_product(ws.lambda, dq, parallel(m, ws));
   return ws.w.cwiseProduct(dq);
 }
 
 }  // namespace
 
-void mark_free_motors(WorldData& d, double scale) {
-  Workspace& ws = d.ws;
+void mark_free_motors(Workspace& ws, double scale) {
   ws.motor_free.assign(ws.held.size(), 0);
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     if (!ws.velocity_row[i]) continue;
@@ -97,9 +94,8 @@ double position_norm(Workspace& ws, const std::vector<char>& held) {
 
 }  // namespace
 
-ProjectionOutcome project_positions(WorldData& d, double t, double h) {
-  Workspace& ws = d.ws;
-  const WorldSettings& s = d.settings;
+ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h) {
+  const WorldSettings& s = m.settings;
   ProjectionOutcome out;
   // Newton iterations on C(q) = 0, each q += α W Dᵀ μ with J W Dᵀ μ ≈ −C:
   // - SHAKE (Projection::shake): D = J(qₙ), the step's own rows (ws.step_J),
@@ -113,14 +109,14 @@ ProjectionOutcome project_positions(WorldData& d, double t, double h) {
   //   ill-conditioned modes), so full steps are taken and halved only where
   //   they would diverge (|C| non-finite, or up kMaxGrowth-fold).
   int rows = 0;
-  for (const ConstraintRecord& c : d.constraints) rows += c.rows;
+  for (const ConstraintRecord& c : m.constraints) rows += c.rows;
   const bool shake = s.projection == Projection::shake && ws.step_J.rows() == rows && rows > 0;
   if (shake) {
-    evaluate_errors(d, t, d.q);
-    hold_for_positions(d, ws.step_J);
+    evaluate_errors(m, d, ws, t, d.q);
+    hold_for_positions(m, ws, ws.step_J);
   } else {
-    evaluate_rows(d, t, d.q, d.v);
-    hold_for_positions(d, ws.J);
+    evaluate_rows(m, d, ws, t, d.q, d.v);
+    hold_for_positions(m, ws, ws.J);
   }
   out.error = worst_error(ws);
   if (out.error < s.projection_tolerance) return out;
@@ -143,19 +139,19 @@ ProjectionOutcome project_positions(WorldData& d, double t, double h) {
     }
     ++out.iterations;
     const BlockJacobian& J = newton ? ws.J : ws.step_J;
-    hold_rows(d, J, held);
-    const Eigen::VectorXd dq = correction_for(d, J, -ws.C, SolveRequest{forcing, false});
+    hold_rows(m, ws, J, held);
+    const Eigen::VectorXd dq = correction_for(m, d, ws, J, -ws.C, SolveRequest{forcing, false});
     const bool along_current = newton;
-    if (along_current) add_constraint_forces(d, J, ws.lambda, force, t, d.q);
+    if (along_current) add_constraint_forces(m, d, ws, J, ws.lambda, force, t, d.q);
     const Eigen::VectorXd start = d.q;
     double alpha = 1.0, trial = norm;
     int cut = 0;
     for (;; ++cut, alpha *= 0.5) {
       d.q = start + alpha * dq;
       if (newton) {
-        evaluate_constraints(d, t, d.q, d.v);  // C for the test, J for the next iteration
+        evaluate_constraints(m, d, ws, t, d.q, d.v);  // C for the test, J for the next iteration
       } else {
-        evaluate_errors(d, t, d.q);
+        evaluate_errors(m, d, ws, t, d.q);
       }
       trial = position_norm(ws, held);
       if (cut == kMaxCuts) break;
@@ -166,9 +162,9 @@ ProjectionOutcome project_positions(WorldData& d, double t, double h) {
     }
     moved += alpha * dq;
     if (!along_current) {
-      add_constraint_forces(d, J, ws.lambda, alpha * force, t, start);
+      add_constraint_forces(m, d, ws, J, ws.lambda, alpha * force, t, start);
     } else if (alpha < 1.0) {
-      add_constraint_forces(d, J, ws.lambda, (alpha - 1.0) * force, t, d.q);
+      add_constraint_forces(m, d, ws, J, ws.lambda, (alpha - 1.0) * force, t, d.q);
     }
     const double before = out.error;
     // Eisenstat–Walker: solve the next Newton step only as well as the last
@@ -179,7 +175,7 @@ ProjectionOutcome project_positions(WorldData& d, double t, double h) {
     out.error = worst_error(ws);
     if (!newton && out.error >= s.projection_tolerance && (cut > 0 || out.error > kShakeContraction * before)) {
       newton = true;
-      evaluate_constraints(d, t, d.q, d.v);
+      evaluate_constraints(m, d, ws, t, d.q, d.v);
       position_norm(ws, held);
     }
   }
@@ -187,14 +183,13 @@ ProjectionOutcome project_positions(WorldData& d, double t, double h) {
   return out;
 }
 
-void catch_taut_rows(WorldData& d, double t) {
-  Workspace& ws = d.ws;
-  evaluate_constraints(d, t, d.q, d.v);
-  prepare_system(d);
+void catch_taut_rows(const WorldModel& m, WorldData& d, Workspace& ws, double t) {
+  evaluate_constraints(m, d, ws, t, d.q, d.v);
+  prepare_system(m, ws);
   bool any = false;
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     const int r = static_cast<int>(i);
-    const bool catching = ws.unilateral_row[i] && ws.C[r] >= -d.settings.projection_tolerance && ws.Cdot[r] > 0.0;
+    const bool catching = ws.unilateral_row[i] && ws.C[r] >= -m.settings.projection_tolerance && ws.Cdot[r] > 0.0;
     if (catching && !ws.held[i]) {
       any = true;
       continue;
@@ -203,23 +198,22 @@ void catch_taut_rows(WorldData& d, double t) {
     ws.reg[r] = 1.0;
   }
   if (!any) return;
-  d.v += correction_for(d, ws.J, -ws.Cdot, SolveRequest{d.settings.solver_tolerance, false});
-  add_constraint_forces(d, ws.J, ws.lambda, 1.0 / d.settings.dt, t, d.q);  // an impulse
+  d.v += correction_for(m, d, ws, ws.J, -ws.Cdot, SolveRequest{m.settings.solver_tolerance, false});
+  add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);  // an impulse
 }
 
-void project_velocities(WorldData& d, double t, double h) {
-  Workspace& ws = d.ws;
-  evaluate_rows(d, t, d.q, d.v);
-  prepare_system(d);
-  hold_slack_rows(d, d.settings.projection_tolerance);
-  hold_soft_rows(d);
+void project_velocities(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h) {
+  evaluate_rows(m, d, ws, t, d.q, d.v);
+  prepare_system(m, ws);
+  hold_slack_rows(ws, m.settings.projection_tolerance);
+  hold_soft_rows(ws);
   // Velocities that would keep every held row within projection_tolerance
   // over a whole step already are the projection (a structure at rest):
   // nothing to solve.
   double worst = 0.0;
   for (std::size_t i = 0; i < ws.held.size(); ++i)
     if (!ws.held[i]) worst = std::max(worst, std::abs(ws.Cdot[static_cast<int>(i)]));
-  if (worst * h < d.settings.projection_tolerance) return;
+  if (worst * h < m.settings.projection_tolerance) return;
   // A motor is a velocity row: SHAKE's correction (Δq/h) may have moved its
   // bodies' velocities, so RATTLE imposes it again, its bound an impulse now
   // (N·s), less what the substep's earlier solves applied: the bound holds
@@ -227,14 +221,14 @@ void project_velocities(WorldData& d, double t, double h) {
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     if (!ws.velocity_row[i]) continue;
     const int r = static_cast<int>(i);
-    const double applied = (ws.step_lambda[r] - ws.substep_lambda[r]) * d.settings.dt;
+    const double applied = (ws.step_lambda[r] - ws.substep_lambda[r]) * m.settings.dt;
     ws.lo[r] = std::min(ws.lo[r] * h - applied, 0.0);
     ws.hi[r] = std::max(ws.hi[r] * h - applied, 0.0);
   }
   // The step's last solve: its K is the next step's first, so a
   // factorization here serves both, where PCG would run twice.
-  d.v += correction_for(d, ws.J, -ws.Cdot, SolveRequest{d.settings.solver_tolerance, false, kEndOfStepReuse});
-  add_constraint_forces(d, ws.J, ws.lambda, 1.0 / d.settings.dt, t, d.q);  // an impulse
+  d.v += correction_for(m, d, ws, ws.J, -ws.Cdot, SolveRequest{m.settings.solver_tolerance, false, kEndOfStepReuse});
+  add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);  // an impulse
 }
 
 }  // namespace linkage

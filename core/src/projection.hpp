@@ -15,21 +15,21 @@ struct ProjectionOutcome {
 // After the step's velocity solve: which motors are at their bound (they
 // slip, and position projection leaves them free; the others it locks).
 // ws.lambda is compared with the bounds ws.lo, ws.hi times `scale`.
-void mark_free_motors(WorldData& d, double scale);
+void mark_free_motors(Workspace& ws, double scale);
 
 // Gauss–Newton iterations on C(q, t) = 0 until max |C| < projection_tolerance
 // (or projection_max_iterations: then `capped`). Motors inside their bound
 // are held where the step put them. The positions moved are also given to
 // the velocities (Δq / h), as SHAKE does.
-ProjectionOutcome project_positions(WorldData& d, double t, double h);
+ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h);
 
 // The force-based method works on accelerations and cannot stop a body in
 // an instant: when a rope goes taut while its ends still separate, this
 // removes that separating velocity with one inelastic impulse (pull only).
-void catch_taut_rows(WorldData& d, double t);
+void catch_taut_rows(const WorldModel& m, WorldData& d, Workspace& ws, double t);
 
 // One solve that removes the velocity error Ċ of every position row and of
 // every motor (within its maximum force over the step h).
-void project_velocities(WorldData& d, double t, double h);
+void project_velocities(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h);
 
 }  // namespace linkage

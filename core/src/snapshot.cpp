@@ -86,8 +86,9 @@ template <class A> void describe(A& a, Of<TrajectoryDef> auto& c) { a(c.body, c.
 template <class A> void describe(A& a, Of<Softness> auto& s) { a(s.frequency, s.damping_ratio); }
 template <class A> void describe(A& a, Of<Reaction> auto& r) { a(r.force, r.torque); }
 template <class A> void describe(A& a, Of<ConstraintRecord> auto& c) {
-  a(c.id, c.def, c.softness, c.rows, c.body_a, c.body_b, c.lambda, c.on_a, c.on_b, c.warm);
+  a(c.id, c.def, c.softness, c.rows, c.body_a, c.body_b);
 }
+template <class A> void describe(A& a, Of<ConstraintState> auto& c) { a(c.lambda, c.on_a, c.on_b, c.warm); }
 template <class A> void describe(A& a, Of<SpringDef> auto& f) {
   a(f.a, f.b, f.anchor_a, f.anchor_b, f.stiffness, f.damping, f.rest_length);
 }
@@ -100,9 +101,12 @@ template <class A> void describe(A& a, Of<StepDiagnostics> auto& d) {
     d.solver_residual, d.rank_deficiency, d.projection_iterations, d.projection_capped, d.projection_error,
     d.factorizations, d.solves, d.pcg_iterations, d.solver_path, d.stage_seconds, d.step_seconds);
 }
+template <class A> void describe(A& a, Of<WorldModel> auto& m) {
+  a(m.settings, m.body_ids, m.bodies, m.constraint_ids, m.constraints, m.force_ids, m.forces, m.topology_version,
+    m.model_version, m.settings_version);
+}
 template <class A> void describe(A& a, Of<WorldData> auto& d) {
-  a(d.settings, d.body_ids, d.bodies, d.q, d.v, d.constraint_ids, d.constraints, d.force_ids, d.forces, d.time,
-    d.steps, d.topology_version, d.model_version, d.diagnostics);
+  a(d.q, d.v, d.constraints, d.steps_left, d.time, d.steps, d.diagnostics);
 }
 
 template <class T>
@@ -280,33 +284,35 @@ int dof_of(BodyKind kind, int dimension) { return kind == BodyKind::rigid ? 3 : 
 
 // What the rest of the core assumes of a world (invariants.hpp), checked on
 // untrusted data: the first thing that does not hold, or ok.
-Status check_decoded(const WorldData& d) {
-  if (Status s = validate(d.settings); !s) return corrupt("settings: " + s.error().message);
-  const int dimension = d.settings.dimension;
-  const int bodies = static_cast<int>(d.bodies.size());
-  if (!d.body_ids.consistent(d.bodies.size())) return corrupt("the body ids do not match the bodies");
+Status check_decoded(const WorldModel& m, const WorldData& d) {
+  if (Status s = validate(m.settings); !s) return corrupt("settings: " + s.error().message);
+  const int dimension = m.settings.dimension;
+  const int bodies = static_cast<int>(m.bodies.size());
+  if (!m.body_ids.consistent(m.bodies.size())) return corrupt("the body ids do not match the bodies");
   int offset = 0;
   for (int i = 0; i < bodies; ++i) {
-    const BodyRecord& b = d.bodies[static_cast<std::size_t>(i)];
-    if (d.body_ids.find(b.id) != i) return corrupt("body " + std::to_string(i) + ": its id does not name it");
+    const BodyRecord& b = m.bodies[static_cast<std::size_t>(i)];
+    if (m.body_ids.find(b.id) != i) return corrupt("body " + std::to_string(i) + ": its id does not name it");
     if (b.offset != offset || b.dof != dof_of(b.kind, dimension))
       return corrupt("body " + std::to_string(i) + ": its DOF do not follow the previous body's");
     if (b.kind == BodyKind::rigid && dimension != 2) return corrupt("a rigid body in a 3D world");
     offset += b.dof;
   }
   if (d.q.size() != offset || d.v.size() != offset) return corrupt("q and q̇ do not hold the bodies' DOF");
+  if (d.constraints.size() != m.constraints.size()) return corrupt("the constraints' data do not match the constraints");
+  if (d.steps_left.size() != m.forces.size()) return corrupt("the forces' data do not match the forces");
 
-  auto index = [&](BodyId id) { return id.is_null() ? -1 : d.body_ids.find(id); };
+  auto index = [&](BodyId id) { return id.is_null() ? -1 : m.body_ids.find(id); };
   auto facts = [&](int i) {
     if (i < 0) return BodyFacts{};
-    const BodyRecord& r = d.bodies[static_cast<std::size_t>(i)];
+    const BodyRecord& r = m.bodies[static_cast<std::size_t>(i)];
     return BodyFacts{true, r.kind == BodyKind::rigid, r.motion == Motion::dynamic};
   };
-  if (!d.constraint_ids.consistent(d.constraints.size())) return corrupt("the constraint ids do not match the constraints");
-  for (std::size_t i = 0; i < d.constraints.size(); ++i) {
-    const ConstraintRecord& c = d.constraints[i];
+  if (!m.constraint_ids.consistent(m.constraints.size())) return corrupt("the constraint ids do not match the constraints");
+  for (std::size_t i = 0; i < m.constraints.size(); ++i) {
+    const ConstraintRecord& c = m.constraints[i];
     const std::string which = "constraint " + std::to_string(i) + ": ";
-    if (d.constraint_ids.find(c.id) != static_cast<int>(i)) return corrupt(which + "its id does not name it");
+    if (m.constraint_ids.find(c.id) != static_cast<int>(i)) return corrupt(which + "its id does not name it");
     const BodyPair pair = constraint_bodies(c.def);
     const int a = index(pair.a), b = index(pair.b);
     if ((!pair.a.is_null() && a < 0) || (!pair.b.is_null() && b < 0) || a != c.body_a || b != c.body_b)
@@ -315,11 +321,11 @@ Status check_decoded(const WorldData& d) {
       return corrupt(which + s.error().message);
     if (c.rows != constraint_rows(c.def, dimension)) return corrupt(which + "its row count is wrong for its type");
   }
-  if (!d.force_ids.consistent(d.forces.size())) return corrupt("the force ids do not match the forces");
-  for (std::size_t i = 0; i < d.forces.size(); ++i) {
-    const ForceRecord& f = d.forces[i];
+  if (!m.force_ids.consistent(m.forces.size())) return corrupt("the force ids do not match the forces");
+  for (std::size_t i = 0; i < m.forces.size(); ++i) {
+    const ForceRecord& f = m.forces[i];
     const std::string which = "force " + std::to_string(i) + ": ";
-    if (d.force_ids.find(f.id) != static_cast<int>(i)) return corrupt(which + "its id does not name it");
+    if (m.force_ids.find(f.id) != static_cast<int>(i)) return corrupt(which + "its id does not name it");
     const BodyPair pair = std::visit(
         [](const auto& def) {
           if constexpr (std::is_same_v<std::decay_t<decltype(def)>, SpringDef>) return BodyPair{def.a, def.b};
@@ -329,6 +335,10 @@ Status check_decoded(const WorldData& d) {
     const int a = index(pair.a), b = index(pair.b);
     if (a < 0 || (!pair.b.is_null() && b < 0) || a != f.body_a || b != f.body_b)
       return corrupt(which + "it names bodies the world does not hold");
+    const auto* applied = std::get_if<ForceDef>(&f.def);
+    const int given = applied ? applied->steps : 0, left = d.steps_left[i];
+    if (given < 0 || (given == 0 ? left != 0 : left < 1 || left > given))
+      return corrupt(which + "its steps left do not fit its steps");
   }
   return ok_status();
 }
@@ -337,8 +347,8 @@ Status check_decoded(const WorldData& d) {
 
 std::string encode(const WorldState& state) {
   Writer payload;
-  if (state.data_) payload(*state.data_);
-  else payload(WorldData{});
+  if (state.parts_) payload(*state.parts_->model, state.parts_->data);
+  else payload(WorldModel{}, WorldData{});
   std::string out;
   out.reserve(kHeader + payload.bytes.size() + 8);
   auto append = [&](const auto& x) { out.append(reinterpret_cast<const char*>(&x), sizeof x); };
@@ -370,14 +380,17 @@ Result<WorldState> decode(std::string_view bytes) {
   std::memcpy(&sum, bytes.data() + kHeader + length, 8);
   if (sum != checksum(payload)) return corrupt("the checksum does not match (the bytes are corrupt)");
 
-  auto data = std::make_unique<WorldData>();
+  auto model = std::make_shared<WorldModel>();
+  WorldData data;
   Reader in(payload);
-  in(*data);
+  in(*model, data);
   if (!in.failure().empty()) return corrupt(in.failure());
   if (in.left() != 0) return corrupt(std::to_string(in.left()) + " bytes left over after the world");
-  if (Status s = check_decoded(*data); !s) return s.error();
+  if (Status s = check_decoded(*model, data); !s) return s.error();
   WorldState state;
-  state.data_ = std::move(data);
+  state.parts_ = std::make_unique<WorldParts>();
+  state.parts_->model = std::move(model);
+  state.parts_->data = std::move(data);
   return state;
 }
 

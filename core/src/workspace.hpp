@@ -55,6 +55,11 @@ struct Workspace {
 
   DirectSolver direct;
   std::uint64_t solved_model = ~0ull;  // the model version the last step solved
+  // The model's settings and model versions the direct solver last saw: new
+  // settings start it over, any other change of the model has it look for
+  // dependent rows again (model edits never touch a workspace, which a saved
+  // state may share).
+  std::uint64_t settings_seen = ~0ull, dependencies_seen = ~0ull;
   Threads threads;
   // The rank deficiency found for this topology, for the iterative solvers.
   std::uint64_t rank_topology = std::numeric_limits<std::uint64_t>::max();

@@ -31,10 +31,9 @@ std::vector<decltype(Ids{}[0].id)> ids_of(const Ids& records) {
 double worse(double a, double b) { return (b > a || std::isnan(b)) && !std::isnan(a) ? b : a; }
 
 // Constraint error, energy and momentum of the state the step ended in.
-void measure(WorldData& d, StepDiagnostics& out) {
+void measure(const WorldModel& m, WorldData& d, Workspace& ws, StepDiagnostics& out) {
   // The rows at the step's end: usually RATTLE's, and the next step starts from them.
-  evaluate_rows(d, d.time, d.q, d.v);
-  const Workspace& ws = d.ws;
+  evaluate_rows(m, d, ws, d.time, d.q, d.v);
   double sum_c = 0.0, sum_cdot = 0.0;
   int n_c = 0, n_cdot = 0;
   out.max_error = out.max_error_rate = 0.0;
@@ -56,16 +55,16 @@ void measure(WorldData& d, StepDiagnostics& out) {
   out.kinetic_energy = out.gravitational_energy = 0.0;
   out.linear_momentum.setZero();
   out.angular_momentum.setZero();
-  for (std::size_t i = 0; i < d.bodies.size(); ++i) {
-    const BodyRecord& r = d.bodies[i];
+  for (std::size_t i = 0; i < m.bodies.size(); ++i) {
+    const BodyRecord& r = m.bodies[i];
     if (r.motion != Motion::dynamic) continue;
-    const BodyView b = body_view(d, static_cast<int>(i));
+    const BodyView b = body_view(m, d, static_cast<int>(i));
     out.kinetic_energy += 0.5 * r.mass * b.v.squaredNorm() + 0.5 * r.inertia * b.omega * b.omega;
-    out.gravitational_energy -= r.mass * d.settings.gravity.dot(b.x);
+    out.gravitational_energy -= r.mass * m.settings.gravity.dot(b.x);
     out.linear_momentum += r.mass * b.v;
     out.angular_momentum += r.mass * b.x.cross(b.v) + Vec3(0.0, 0.0, r.inertia * b.omega);
   }
-  out.spring_energy = spring_energy(d);
+  out.spring_energy = spring_energy(m, d);
   out.step = d.steps;
   out.time = d.time;
 }
@@ -76,16 +75,17 @@ void measure(WorldData& d, StepDiagnostics& out) {
 
 WorldState::WorldState() = default;
 WorldState::~WorldState() = default;
-WorldState::WorldState(const WorldState& o) : data_(o.data_ ? std::make_unique<WorldData>(*o.data_) : nullptr) {}
+// Copies share the model and the workspace (WorldParts): the data is copied.
+WorldState::WorldState(const WorldState& o) : parts_(o.parts_ ? std::make_unique<WorldParts>(*o.parts_) : nullptr) {}
 WorldState& WorldState::operator=(const WorldState& o) {
-  if (this != &o) data_ = o.data_ ? std::make_unique<WorldData>(*o.data_) : nullptr;
+  if (this != &o) parts_ = o.parts_ ? std::make_unique<WorldParts>(*o.parts_) : nullptr;
   return *this;
 }
 
-World::World(std::unique_ptr<WorldData> data) : d_(std::move(data)) {}
-World::World(const World& o) : d_(std::make_unique<WorldData>(*o.d_)) {}
+World::World(std::unique_ptr<WorldParts> parts) : p_(std::move(parts)) {}
+World::World(const World& o) : p_(std::make_unique<WorldParts>(*o.p_)) {}
 World& World::operator=(const World& o) {
-  if (this != &o) *d_ = *o.d_;
+  if (this != &o) *p_ = *o.p_;
   return *this;
 }
 World::World(World&&) noexcept = default;
@@ -94,21 +94,22 @@ World::~World() = default;
 
 Result<World> World::create(const WorldSettings& settings) {
   if (Status s = validate(settings); !s) return s.error();
-  auto d = std::make_unique<WorldData>();
-  d->settings = settings;
-  return World(std::move(d));
+  auto p = std::make_unique<WorldParts>();
+  p->edit_model().settings = settings;
+  return World(std::move(p));
 }
 
-const WorldSettings& World::settings() const { return d_->settings; }
+const WorldSettings& World::settings() const { return p_->model->settings; }
 
 Status World::set_settings(const WorldSettings& settings) {
   if (Status s = validate(settings); !s) return s;
-  if (settings.dimension != d_->settings.dimension && !d_->bodies.empty())
+  if (settings.dimension != p_->model->settings.dimension && !p_->model->bodies.empty())
     return Error{ErrorCode::failed_precondition,
                  "dimension: cannot change while the world holds bodies; remove them first"};
-  d_->ws.direct.reset();
-  d_->settings = settings;
-  ++d_->model_version;
+  WorldModel& m = p_->edit_model();
+  m.settings = settings;
+  ++m.model_version;
+  ++m.settings_version;
   return ok_status();
 }
 
@@ -118,9 +119,12 @@ namespace {
 
 // The step's counters start at 0, the masses are read, the constraint
 // forces cleared.
-void begin_step(WorldData& d) {
-  assert_invariants(d);
-  Workspace& ws = d.ws;
+void begin_step(const WorldModel& m, WorldData& d, Workspace& ws) {
+  assert_invariants(m, d);
+  if (ws.settings_seen != m.settings_version) ws.direct.reset();
+  else if (ws.dependencies_seen != m.model_version) ws.direct.recheck();  // rows may have become (in)dependent
+  ws.settings_seen = m.settings_version;
+  ws.dependencies_seen = m.model_version;
   ws.iterations = 0;
   ws.residual = 0.0;
   ws.step_rank_deficiency = 0;
@@ -128,57 +132,68 @@ void begin_step(WorldData& d) {
   ws.projection_capped = false;
   ws.projection_error = 0.0;
   ws.direct.factorizations = ws.direct.solves = ws.direct.pcg_iterations = 0;
-  update_inverse_masses(d);
-  begin_constraint_forces(d);
+  update_inverse_masses(m, d, ws);
+  begin_constraint_forces(m, d, ws);
 }
 
 // One substep of h: forces, constraints, solve and integrate (per
 // derivative evaluation for the force-based integrators), then the
 // projections.
-void substep(WorldData& d, double h, const AccelerationFn& accel, bool has_unilateral) {
-  Workspace& ws = d.ws;
-  remember_substep_lambda(d);
-  if (d.settings.dynamics == Dynamics::force_based) {
+void substep(const WorldModel& m, WorldData& d, Workspace& ws, double h, const AccelerationFn& accel, bool has_unilateral) {
+  remember_substep_lambda(ws);
+  if (m.settings.dynamics == Dynamics::force_based) {
     if (has_unilateral) {
       const StageClock::Scope stage(ws.clock, Stage::solve);
-      catch_taut_rows(d, d.time);
+      catch_taut_rows(m, d, ws, d.time);
     }
-    integrate(d.settings.integrator, d.time, h, d.q, d.v, accel);
-    if (d.settings.project_positions) {
-      mark_free_motors(d, 1.0);
+    integrate(m.settings.integrator, d.time, h, d.q, d.v, accel);
+    if (m.settings.project_positions) {
+      mark_free_motors(ws, 1.0);
       std::swap(ws.step_J, ws.J);
     }
   } else {
-    impulse_step(d, d.time, h);
+    impulse_step(m, d, ws, d.time, h);
   }
   d.time += h;
-  if (d.settings.project_positions) {
+  if (m.settings.project_positions) {
     const StageClock::Scope stage(ws.clock, Stage::project_positions);
-    const ProjectionOutcome p = project_positions(d, d.time, h);
+    const ProjectionOutcome p = project_positions(m, d, ws, d.time, h);
     ws.projection_iterations += p.iterations;
     ws.projection_capped = ws.projection_capped || p.capped;
     ws.projection_error = std::max(ws.projection_error, p.error);
   }
-  if (d.settings.project_velocities) {
+  if (m.settings.project_velocities) {
     const StageClock::Scope stage(ws.clock, Stage::project_velocities);
-    project_velocities(d, d.time, h);
+    project_velocities(m, d, ws, d.time, h);
   }
 }
 
-// Forces applied for a number of steps count down, and are spent at 0.
-void expire_forces(WorldData& d) {
-  std::erase_if(d.forces, [&](ForceRecord& f) {
-    auto* uf = std::get_if<ForceDef>(&f.def);
-    if (!uf || uf->steps == 0 || --uf->steps > 0) return false;
-    d.force_ids.erase(f.id);
-    return true;
-  });
-  for (std::size_t i = 0; i < d.forces.size(); ++i) d.force_ids.set_dense(d.forces[i].id, static_cast<int>(i));
+// Forces applied for a number of steps count down, and are spent at 0:
+// they leave the model (a copy of it, if a saved state shares it).
+void expire_forces(WorldParts& p) {
+  WorldData& d = p.data;
+  bool spent = false;
+  for (int& left : d.steps_left) spent = (left > 0 && --left == 0) || spent;
+  if (!spent) return;
+  WorldModel& m = p.edit_model();
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < m.forces.size(); ++i) {
+    if (d.steps_left[i] == 0 && std::holds_alternative<ForceDef>(m.forces[i].def) &&
+        std::get<ForceDef>(m.forces[i].def).steps > 0) {
+      m.force_ids.erase(m.forces[i].id);
+      continue;
+    }
+    m.forces[kept] = std::move(m.forces[i]);
+    d.steps_left[kept] = d.steps_left[i];
+    m.force_ids.set_dense(m.forces[kept].id, static_cast<int>(kept));
+    ++kept;
+  }
+  m.forces.resize(kept);
+  d.steps_left.resize(kept);
 }
 
 // What the solvers did, into the diagnostics measure() filled.
-void report(WorldData& d, double seconds) {
-  Workspace& ws = d.ws;
+void report(const WorldModel& m, WorldData& d, Workspace& ws, double seconds) {
   StepDiagnostics& out = d.diagnostics;
   out.solver_iterations = ws.iterations;
   out.solver_residual = ws.residual;
@@ -190,12 +205,12 @@ void report(WorldData& d, double seconds) {
   out.solves = ws.direct.solves;
   out.pcg_iterations = ws.direct.pcg_iterations;
   out.solver_path = ws.direct.solves > 0                                   ? ws.direct.path()
-                    : d.settings.dynamics == Dynamics::sequential_impulses ? SolverPath::sequential
+                    : m.settings.dynamics == Dynamics::sequential_impulses ? SolverPath::sequential
                     : ws.iterations > 0                                    ? SolverPath::iterative
                                                                            : SolverPath::none;
   out.stage_seconds = ws.clock.times();
   out.step_seconds = seconds;
-  ws.solved_model = d.model_version;
+  ws.solved_model = m.model_version;
 }
 
 }  // namespace
@@ -205,61 +220,63 @@ void report(WorldData& d, double seconds) {
 // velocities; the step then expires spent forces and measures itself.
 // The clock charges every moment to the innermost stage running.
 const StepDiagnostics& World::step() {
-  WorldData& d = *d_;
-  Workspace& ws = d.ws;
+  const WorldModel& m = *p_->model;
+  WorldData& d = p_->data;
+  Workspace& ws = p_->edit_workspace();
   ws.clock.start(Stage::integrate);
-  begin_step(d);
-  const bool has_unilateral = std::any_of(d.constraints.begin(), d.constraints.end(), [](const ConstraintRecord& c) {
+  begin_step(m, d, ws);
+  const bool has_unilateral = std::any_of(m.constraints.begin(), m.constraints.end(), [](const ConstraintRecord& c) {
     return std::holds_alternative<RopeDef>(c.def);
   });
-  const int substeps = d.settings.substeps;
-  const double h = d.settings.dt / substeps;
+  const int substeps = m.settings.substeps;
+  const double h = m.settings.dt / substeps;
   const AccelerationFn accel = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& a,
-                                   double weight) { accelerations(d, h, t, q, v, a, weight / substeps); };
-  for (int i = 0; i < substeps; ++i) substep(d, h, accel, has_unilateral);
-  finish_constraint_forces(d);
+                                   double weight) { accelerations(m, d, ws, h, t, q, v, a, weight / substeps); };
+  for (int i = 0; i < substeps; ++i) substep(m, d, ws, h, accel, has_unilateral);
+  finish_constraint_forces(m, d, ws);
   ++d.steps;
   {
     const StageClock::Scope stage(ws.clock, Stage::expire);
-    expire_forces(d);
+    expire_forces(*p_);  // may replace the model: m is not used after this
   }
   {
     const StageClock::Scope stage(ws.clock, Stage::measure);
-    measure(d, d.diagnostics);
+    measure(*p_->model, d, ws, d.diagnostics);
   }
-  report(d, ws.clock.stop());
+  report(*p_->model, d, ws, ws.clock.stop());
   return d.diagnostics;
 }
 
 const StepDiagnostics& World::diagnostics() const {
-  if (d_->steps == 0) measure(*d_, d_->diagnostics);
-  return d_->diagnostics;
+  if (p_->data.steps == 0) measure(*p_->model, p_->data, p_->edit_workspace(), p_->data.diagnostics);
+  return p_->data.diagnostics;
 }
-double World::time() const { return d_->time; }
-std::uint64_t World::step_count() const { return d_->steps; }
-std::uint64_t World::topology_version() const { return d_->topology_version; }
+double World::time() const { return p_->data.time; }
+std::uint64_t World::step_count() const { return p_->data.steps; }
+std::uint64_t World::topology_version() const { return p_->model->topology_version; }
 
 // --- state ---
 
 WorldState World::save() const {
   WorldState s;
-  s.data_ = std::make_unique<WorldData>(*d_);
+  s.parts_ = std::make_unique<WorldParts>(*p_);
   return s;
 }
 
 void World::restore(const WorldState& state) {
-  if (!state.data_) return;
+  if (!state.parts_) return;
   // The topology version only ever grows, so that a client that saw a
   // version never sees it again for another topology.
-  const std::uint64_t version = std::max(d_->topology_version, state.data_->topology_version) + 1;
-  *d_ = *state.data_;
-  d_->topology_version = version;
+  const std::uint64_t version = std::max(p_->model->topology_version, state.parts_->model->topology_version) + 1;
+  *p_ = *state.parts_;
+  p_->edit_model().topology_version = version;
 }
 
 void World::clear_caches() {
-  Threads threads = std::move(d_->ws.threads);  // the pool's size, not its past, decides a split
-  d_->ws = Workspace{};
-  d_->ws.threads = std::move(threads);
+  if (!p_->ws) return;
+  auto cold = std::make_shared<Workspace>();
+  if (p_->ws.use_count() == 1) cold->threads = std::move(p_->ws->threads);  // a split depends on the pool's size alone
+  p_->ws = std::move(cold);
 }
 
 std::uint64_t World::state_hash() const {
@@ -268,10 +285,11 @@ std::uint64_t World::state_hash() const {
     const auto* bytes = static_cast<const unsigned char*>(p);
     for (std::size_t i = 0; i < n; ++i) h = (h ^ bytes[i]) * 1099511628211ull;
   };
-  mix(d_->q.data(), sizeof(double) * static_cast<std::size_t>(d_->q.size()));
-  mix(d_->v.data(), sizeof(double) * static_cast<std::size_t>(d_->v.size()));
-  mix(&d_->time, sizeof d_->time);
-  for (const ConstraintRecord& c : d_->constraints) {
+  const WorldData& d = p_->data;
+  mix(d.q.data(), sizeof(double) * static_cast<std::size_t>(d.q.size()));
+  mix(d.v.data(), sizeof(double) * static_cast<std::size_t>(d.v.size()));
+  mix(&d.time, sizeof d.time);
+  for (const ConstraintState& c : d.constraints) {
     mix(c.lambda.data(), sizeof c.lambda);
     mix(c.warm.data(), sizeof c.warm);
   }
@@ -280,23 +298,24 @@ std::uint64_t World::state_hash() const {
 
 // --- listings ---
 
-std::vector<BodyId> World::bodies() const { return ids_of(d_->bodies); }
-std::vector<ConstraintId> World::constraints() const { return ids_of(d_->constraints); }
-std::vector<ForceId> World::forces() const { return ids_of(d_->forces); }
-std::size_t World::body_count() const { return d_->bodies.size(); }
-std::size_t World::constraint_count() const { return d_->constraints.size(); }
-std::size_t World::force_count() const { return d_->forces.size(); }
+std::vector<BodyId> World::bodies() const { return ids_of(p_->model->bodies); }
+std::vector<ConstraintId> World::constraints() const { return ids_of(p_->model->constraints); }
+std::vector<ForceId> World::forces() const { return ids_of(p_->model->forces); }
+std::size_t World::body_count() const { return p_->model->bodies.size(); }
+std::size_t World::constraint_count() const { return p_->model->constraints.size(); }
+std::size_t World::force_count() const { return p_->model->forces.size(); }
 void World::body_states(BodyStates& out) const {
-  const WorldData& d = *d_;
-  const int dim = d.settings.dimension;
-  const std::size_t n = d.bodies.size();
+  const WorldModel& m = *p_->model;
+  const WorldData& d = p_->data;
+  const int dim = m.settings.dimension;
+  const std::size_t n = m.bodies.size();
   out.ids.resize(n);
   out.position.resize(n * static_cast<std::size_t>(dim));
   out.velocity.resize(n * static_cast<std::size_t>(dim));
   out.angle.assign(n, 0.0);
   out.angular_velocity.assign(n, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
-    const BodyRecord& r = d.bodies[i];
+    const BodyRecord& r = m.bodies[i];
     out.ids[i] = r.id;
     for (int k = 0; k < dim; ++k) {
       out.position[i * static_cast<std::size_t>(dim) + static_cast<std::size_t>(k)] = d.q[r.offset + k];
@@ -310,18 +329,20 @@ void World::body_states(BodyStates& out) const {
 }
 
 void World::constraint_states(ConstraintStates& out) const {
-  const WorldData& d = *d_;
+  const WorldModel& m = *p_->model;
+  const WorldData& d = p_->data;
   out.ids.clear();
   out.rows.clear();
   out.lambda.clear();
   out.error.clear();
-  for (const ConstraintRecord& c : d.constraints) {
+  for (std::size_t i = 0; i < m.constraints.size(); ++i) {
+    const ConstraintRecord& c = m.constraints[i];
     Rows rows;
-    evaluate_constraint(c.def, body_view(d, c.body_a), body_view(d, c.body_b), d.time, d.settings.dimension, rows);
+    evaluate_constraint(c.def, body_view(m, d, c.body_a), body_view(m, d, c.body_b), d.time, m.settings.dimension, rows);
     out.ids.push_back(c.id);
     out.rows.push_back(static_cast<std::uint32_t>(c.rows));
     for (int r = 0; r < c.rows; ++r) {
-      out.lambda.push_back(c.lambda[r]);
+      out.lambda.push_back(d.constraints[i].lambda[r]);
       out.error.push_back(rows.velocity_level ? rows.Cdot[r] : rows.C[r]);
     }
   }
@@ -329,19 +350,19 @@ void World::constraint_states(ConstraintStates& out) const {
 
 std::vector<ConstraintRow> World::redundant_rows() const {
   std::vector<ConstraintRow> out;
-  if (d_->ws.solved_model != d_->model_version) return out;  // the constraints changed since
-  const std::vector<int>& rows = d_->ws.direct.dependent_rows();
+  if (!p_->ws || p_->ws->solved_model != p_->model->model_version) return out;  // the constraints changed since
+  const std::vector<int>& rows = p_->ws->direct.dependent_rows();
   std::size_t next = 0;
   int first = 0;
-  for (const ConstraintRecord& c : d_->constraints) {
+  for (const ConstraintRecord& c : p_->model->constraints) {
     for (; next < rows.size() && rows[next] < first + c.rows; ++next) out.push_back({c.id, rows[next] - first});
     first += c.rows;
   }
   return out;
 }
 
-bool World::contains(BodyId id) const { return d_->body_ids.find(id) >= 0; }
-bool World::contains(ConstraintId id) const { return d_->constraint_ids.find(id) >= 0; }
-bool World::contains(ForceId id) const { return d_->force_ids.find(id) >= 0; }
+bool World::contains(BodyId id) const { return p_->model->body_ids.find(id) >= 0; }
+bool World::contains(ConstraintId id) const { return p_->model->constraint_ids.find(id) >= 0; }
+bool World::contains(ForceId id) const { return p_->model->force_ids.find(id) >= 0; }
 
 }  // namespace linkage

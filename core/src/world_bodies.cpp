@@ -24,49 +24,70 @@ void fill_record(BodyRecord& r, const BodyDef& def, const MassProperties& mp) {
   r.angular_damping = def.angular_damping;
 }
 
-void write_state(WorldData& d, const BodyRecord& r, const BodyDef& def) {
-  for (int i = 0; i < d.settings.dimension; ++i) {
-    d.q[r.offset + i] = def.position[i];
-    d.v[r.offset + i] = def.velocity[i];
+void write_state(const WorldModel& m, WorldData& d, const BodyRecord& r, const BodyState& state) {
+  for (int i = 0; i < m.settings.dimension; ++i) {
+    d.q[r.offset + i] = state.position[i];
+    d.v[r.offset + i] = state.velocity[i];
   }
   if (r.kind == BodyKind::rigid) {
-    d.q[r.offset + 2] = def.angle;
-    d.v[r.offset + 2] = def.angular_velocity;
+    d.q[r.offset + 2] = state.angle;
+    d.v[r.offset + 2] = state.angular_velocity;
   }
+}
+
+BodyState state_of(const BodyDef& def) { return {def.position, def.angle, def.velocity, def.angular_velocity}; }
+
+// Erases the records (and their data) `gone` picks, keeping the order and
+// the ids' dense indices right.
+template <class Record, class Data, class Ids, class Gone>
+void erase_records(std::vector<Record>& records, std::vector<Data>& data, Ids& ids, Gone gone) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (gone(records[i])) {
+      ids.erase(records[i].id);
+      continue;
+    }
+    records[kept] = std::move(records[i]);
+    data[kept] = std::move(data[i]);
+    ids.set_dense(records[kept].id, static_cast<int>(kept));
+    ++kept;
+  }
+  records.resize(kept);
+  data.resize(kept);
 }
 
 }  // namespace
 
-Result<int> body_index(const WorldData& d, BodyId id, const char* field) {
+Result<int> body_index(const WorldModel& m, BodyId id, const char* field) {
   if (id.is_null()) return -1;
-  const int i = d.body_ids.find(id);
+  const int i = m.body_ids.find(id);
   if (i < 0) return not_found(field, "body", id);
   return i;
 }
 
-void relayout(WorldData& d, const std::vector<int>& old_offsets) {
+void relayout(WorldModel& m, WorldData& d, const std::vector<int>& old_offsets) {
   Eigen::VectorXd q, v;
   int dof = 0;
-  for (const BodyRecord& r : d.bodies) dof += r.dof;
+  for (const BodyRecord& r : m.bodies) dof += r.dof;
   q.resize(dof);
   v.resize(dof);
   int offset = 0;
-  for (std::size_t i = 0; i < d.bodies.size(); ++i) {
-    BodyRecord& r = d.bodies[i];
+  for (std::size_t i = 0; i < m.bodies.size(); ++i) {
+    BodyRecord& r = m.bodies[i];
     q.segment(offset, r.dof) = d.q.segment(old_offsets[i], r.dof);
     v.segment(offset, r.dof) = d.v.segment(old_offsets[i], r.dof);
     r.offset = offset;
     offset += r.dof;
-    d.body_ids.set_dense(r.id, static_cast<int>(i));
+    m.body_ids.set_dense(r.id, static_cast<int>(i));
   }
   d.q = std::move(q);
   d.v = std::move(v);
-  for (ConstraintRecord& c : d.constraints) {
+  for (ConstraintRecord& c : m.constraints) {
     const BodyPair p = constraint_bodies(c.def);
-    c.body_a = p.a.is_null() ? -1 : d.body_ids.find(p.a);
-    c.body_b = p.b.is_null() ? -1 : d.body_ids.find(p.b);
+    c.body_a = p.a.is_null() ? -1 : m.body_ids.find(p.a);
+    c.body_b = p.b.is_null() ? -1 : m.body_ids.find(p.b);
   }
-  for (ForceRecord& f : d.forces) {
+  for (ForceRecord& f : m.forces) {
     BodyId a, b;
     if (const auto* s = std::get_if<SpringDef>(&f.def)) {
       a = s->a;
@@ -74,87 +95,100 @@ void relayout(WorldData& d, const std::vector<int>& old_offsets) {
     } else {
       a = std::get<ForceDef>(f.def).body;
     }
-    f.body_a = a.is_null() ? -1 : d.body_ids.find(a);
-    f.body_b = b.is_null() ? -1 : d.body_ids.find(b);
+    f.body_a = a.is_null() ? -1 : m.body_ids.find(a);
+    f.body_b = b.is_null() ? -1 : m.body_ids.find(b);
   }
 }
 
 Result<BodyId> World::add_body(const BodyDef& def) {
-  WorldData& d = *d_;
-  Result<MassProperties> mp = body_mass_properties(def, d.settings.dimension);
+  const int dimension = p_->model->settings.dimension;
+  Result<MassProperties> mp = body_mass_properties(def, dimension);
   if (!mp) return mp.error();
+  WorldModel& m = p_->edit_model();
+  WorldData& d = p_->data;
   BodyRecord r;
   fill_record(r, def, mp.value());
-  r.dof = dof_of(def.kind, d.settings.dimension);
+  r.dof = dof_of(def.kind, dimension);
   r.offset = d.dof();
-  r.id = d.body_ids.insert(static_cast<int>(d.bodies.size()));
+  r.id = m.body_ids.insert(static_cast<int>(m.bodies.size()));
   d.q.conservativeResize(r.offset + r.dof);
   d.v.conservativeResize(r.offset + r.dof);
   d.q.segment(r.offset, r.dof).setZero();
   d.v.segment(r.offset, r.dof).setZero();
-  write_state(d, r, def);
-  d.bodies.push_back(std::move(r));
-  ++d.topology_version;
-  ++d.model_version;
-  return d.bodies.back().id;
+  write_state(m, d, r, state_of(def));
+  m.bodies.push_back(std::move(r));
+  ++m.topology_version;
+  ++m.model_version;
+  return m.bodies.back().id;
 }
 
 Status World::update_body(BodyId id, const BodyDef& def) {
-  WorldData& d = *d_;
-  Result<int> i = body_index(d, id, "id");
-  if (!i) return i.error();
   if (id.is_null()) return invalid_argument("id: must name a body");
-  BodyRecord& r = d.bodies[static_cast<std::size_t>(i.value())];
-  if (def.kind != r.kind) return invalid_argument("kind: a body's kind cannot change; remove it and add a new one");
-  Result<MassProperties> mp = body_mass_properties(def, d.settings.dimension);
+  Result<int> i = body_index(*p_->model, id, "id");
+  if (!i) return i.error();
+  const auto at = static_cast<std::size_t>(i.value());
+  if (def.kind != p_->model->bodies[at].kind)
+    return invalid_argument("kind: a body's kind cannot change; remove it and add a new one");
+  Result<MassProperties> mp = body_mass_properties(def, p_->model->settings.dimension);
   if (!mp) return mp.error();
+  WorldModel& m = p_->edit_model();
+  BodyRecord& r = m.bodies[at];
   fill_record(r, def, mp.value());
-  write_state(d, r, def);
-  ++d.model_version;
-  d.ws.direct.recheck();  // a body moved: rows that depended on each other may no longer
+  write_state(m, p_->data, r, state_of(def));
+  ++m.model_version;
+  return ok_status();
+}
+
+Status World::set_body_state(BodyId id, const BodyState& state) {
+  if (id.is_null()) return invalid_argument("id: must name a body");
+  Result<int> i = body_index(*p_->model, id, "id");
+  if (!i) return i.error();
+  const WorldModel& m = *p_->model;
+  const BodyRecord& r = m.bodies[static_cast<std::size_t>(i.value())];
+  if (Status s = validate_body_state(state, r.kind, r.motion, m.settings.dimension); !s) return s;
+  // The model is untouched: nothing the step keeps for it goes stale, and a
+  // saved state keeps sharing it.
+  write_state(m, p_->data, r, state);
   return ok_status();
 }
 
 Result<Removed> World::remove_body(BodyId id) {
-  WorldData& d = *d_;
   if (id.is_null()) return invalid_argument("id: must name a body");
-  const int index = d.body_ids.find(id);
+  const int index = p_->model->body_ids.find(id);
   if (index < 0) return not_found("id", "body", id);
+  WorldModel& m = p_->edit_model();
+  WorldData& d = p_->data;
   Removed removed;
-  std::erase_if(d.constraints, [&](const ConstraintRecord& c) {
-    if (c.body_a != index && c.body_b != index) return false;
-    removed.constraints.push_back(c.id);
-    d.constraint_ids.erase(c.id);
-    return true;
+  erase_records(m.constraints, d.constraints, m.constraint_ids, [&](const ConstraintRecord& c) {
+    const bool gone = c.body_a == index || c.body_b == index;
+    if (gone) removed.constraints.push_back(c.id);
+    return gone;
   });
-  for (std::size_t k = 0; k < d.constraints.size(); ++k)
-    d.constraint_ids.set_dense(d.constraints[k].id, static_cast<int>(k));
-  std::erase_if(d.forces, [&](const ForceRecord& f) {
-    if (f.body_a != index && f.body_b != index) return false;
-    removed.forces.push_back(f.id);
-    d.force_ids.erase(f.id);
-    return true;
+  erase_records(m.forces, d.steps_left, m.force_ids, [&](const ForceRecord& f) {
+    const bool gone = f.body_a == index || f.body_b == index;
+    if (gone) removed.forces.push_back(f.id);
+    return gone;
   });
-  for (std::size_t k = 0; k < d.forces.size(); ++k) d.force_ids.set_dense(d.forces[k].id, static_cast<int>(k));
 
   std::vector<int> offsets;
-  for (const BodyRecord& r : d.bodies) offsets.push_back(r.offset);
+  for (const BodyRecord& r : m.bodies) offsets.push_back(r.offset);
   offsets.erase(offsets.begin() + index);
-  d.bodies.erase(d.bodies.begin() + index);
-  d.body_ids.erase(id);
-  relayout(d, offsets);
-  ++d.topology_version;
-  ++d.model_version;
+  m.bodies.erase(m.bodies.begin() + index);
+  m.body_ids.erase(id);
+  relayout(m, d, offsets);
+  ++m.topology_version;
+  ++m.model_version;
   return removed;
 }
 
 Result<BodyInfo> World::body(BodyId id) const {
-  const WorldData& d = *d_;
+  const WorldModel& m = *p_->model;
+  const WorldData& d = p_->data;
   if (id.is_null()) return invalid_argument("id: must name a body");
-  const int i = d.body_ids.find(id);
+  const int i = m.body_ids.find(id);
   if (i < 0) return not_found("id", "body", id);
-  const BodyRecord& r = d.bodies[static_cast<std::size_t>(i)];
-  const BodyView b = body_view(d, i);
+  const BodyRecord& r = m.bodies[static_cast<std::size_t>(i)];
+  const BodyView b = body_view(m, d, i);
   BodyInfo info;
   info.id = r.id;
   info.kind = r.kind;

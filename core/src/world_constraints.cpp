@@ -13,9 +13,9 @@ struct Resolved {
   int a = -1, b = -1;
 };
 
-BodyFacts facts(const WorldData& d, int index) {
+BodyFacts facts(const WorldModel& m, int index) {
   if (index < 0) return {};
-  const BodyRecord& r = d.bodies[static_cast<std::size_t>(index)];
+  const BodyRecord& r = m.bodies[static_cast<std::size_t>(index)];
   return {true, r.kind == BodyKind::rigid, r.motion == Motion::dynamic};
 }
 
@@ -36,21 +36,21 @@ Status check_resolved(const ConstraintDef& def, const BodyView& a, const BodyVie
 
 // Everything add and update share: bodies exist, the def is valid for them,
 // something can move, and "current" values are measured.
-Result<Resolved> resolve(const WorldData& d, const ConstraintDef& def) {
+Result<Resolved> resolve(const WorldModel& m, const WorldData& d, const ConstraintDef& def) {
   const BodyPair pair = constraint_bodies(def);
   const bool rack = std::holds_alternative<RackAndPinionDef>(def);
   const bool trajectory = std::holds_alternative<TrajectoryDef>(def);
-  Result<int> a = body_index(d, pair.a, rack ? "rack" : "a");
+  Result<int> a = body_index(m, pair.a, rack ? "rack" : "a");
   if (!a) return a.error();
-  Result<int> b = body_index(d, pair.b, rack ? "pinion" : trajectory ? "body" : "b");
+  Result<int> b = body_index(m, pair.b, rack ? "pinion" : trajectory ? "body" : "b");
   if (!b) return b.error();
-  const BodyFacts fa = facts(d, a.value()), fb = facts(d, b.value());
-  if (Status s = validate_constraint(def, d.settings.dimension, fa, fb); !s) return s.error();
+  const BodyFacts fa = facts(m, a.value()), fb = facts(m, b.value());
+  if (Status s = validate_constraint(def, m.settings.dimension, fa, fb); !s) return s.error();
   if (!fa.dynamic && !fb.dynamic)
     return Error{ErrorCode::failed_precondition,
                  std::string(constraint_type_name(def)) +
                      ": no body it names is dynamic, so nothing can move to satisfy it"};
-  const BodyView va = body_view(d, a.value()), vb = body_view(d, b.value());
+  const BodyView va = body_view(m, d, a.value()), vb = body_view(m, d, b.value());
   Resolved r{resolve_constraint(def, va, vb, d.time), a.value(), b.value()};
   if (Status s = check_resolved(r.def, va, vb); !s) return s.error();
   return r;
@@ -69,89 +69,91 @@ Status validate_softness(const ConstraintDef& def, const Softness& s) {
 }  // namespace
 
 Result<ConstraintId> World::add_constraint(const ConstraintDef& def, const Softness& softness) {
-  WorldData& d = *d_;
-  Result<Resolved> r = resolve(d, def);
+  Result<Resolved> r = resolve(*p_->model, p_->data, def);
   if (!r) return r.error();
   if (Status s = validate_softness(def, softness); !s) return s.error();
+  WorldModel& m = p_->edit_model();
   ConstraintRecord c;
   c.def = r.value().def;
   c.softness = softness;
-  c.rows = constraint_rows(c.def, d.settings.dimension);
+  c.rows = constraint_rows(c.def, m.settings.dimension);
   c.body_a = r.value().a;
   c.body_b = r.value().b;
-  c.id = d.constraint_ids.insert(static_cast<int>(d.constraints.size()));
-  d.constraints.push_back(std::move(c));
-  ++d.topology_version;
-  ++d.model_version;
-  return d.constraints.back().id;
+  c.id = m.constraint_ids.insert(static_cast<int>(m.constraints.size()));
+  m.constraints.push_back(std::move(c));
+  p_->data.constraints.emplace_back();
+  ++m.topology_version;
+  ++m.model_version;
+  return m.constraints.back().id;
 }
 
 Status World::update_constraint(ConstraintId id, const ConstraintDef& def) {
-  WorldData& d = *d_;
-  const int i = d.constraint_ids.find(id);
+  const int i = p_->model->constraint_ids.find(id);
   if (i < 0) return not_found("id", "constraint", id);
-  ConstraintRecord& c = d.constraints[static_cast<std::size_t>(i)];
-  if (def.index() != c.def.index())
-    return invalid_argument("type: cannot change from " + std::string(constraint_type_name(c.def)) + " to " +
+  const ConstraintRecord& now = p_->model->constraints[static_cast<std::size_t>(i)];
+  if (def.index() != now.def.index())
+    return invalid_argument("type: cannot change from " + std::string(constraint_type_name(now.def)) + " to " +
                             std::string(constraint_type_name(def)) + "; remove the constraint and add a new one");
-  const BodyPair now = constraint_bodies(c.def), next = constraint_bodies(def);
-  if (now.a != next.a || now.b != next.b)
+  const BodyPair before = constraint_bodies(now.def), after = constraint_bodies(def);
+  if (before.a != after.a || before.b != after.b)
     return invalid_argument("bodies: a constraint's bodies cannot change; remove it and add a new one");
-  Result<Resolved> r = resolve(d, def);
+  Result<Resolved> r = resolve(*p_->model, p_->data, def);
   if (!r) return r.error();
-  c.def = r.value().def;
-  ++d.model_version;
-  d.ws.direct.recheck();  // new anchors or lengths may make rows (in)dependent
+  WorldModel& m = p_->edit_model();
+  m.constraints[static_cast<std::size_t>(i)].def = r.value().def;
+  ++m.model_version;  // the step looks for dependent rows again: new anchors or lengths may make them
   return ok_status();
 }
 
 Status World::set_softness(ConstraintId id, const Softness& softness) {
-  WorldData& d = *d_;
-  const int i = d.constraint_ids.find(id);
+  const int i = p_->model->constraint_ids.find(id);
   if (i < 0) return not_found("id", "constraint", id);
-  ConstraintRecord& c = d.constraints[static_cast<std::size_t>(i)];
-  if (Status s = validate_softness(c.def, softness); !s) return s;
-  c.softness = softness;
-  ++d.model_version;
+  if (Status s = validate_softness(p_->model->constraints[static_cast<std::size_t>(i)].def, softness); !s) return s;
+  WorldModel& m = p_->edit_model();
+  m.constraints[static_cast<std::size_t>(i)].softness = softness;
+  ++m.model_version;
   return ok_status();
 }
 
 Status World::remove_constraint(ConstraintId id) {
-  WorldData& d = *d_;
-  const int i = d.constraint_ids.find(id);
+  const int i = p_->model->constraint_ids.find(id);
   if (i < 0) return not_found("id", "constraint", id);
-  d.constraints.erase(d.constraints.begin() + i);
-  d.constraint_ids.erase(id);
-  for (std::size_t k = static_cast<std::size_t>(i); k < d.constraints.size(); ++k)
-    d.constraint_ids.set_dense(d.constraints[k].id, static_cast<int>(k));
-  ++d.topology_version;
-  ++d.model_version;
+  WorldModel& m = p_->edit_model();
+  m.constraints.erase(m.constraints.begin() + i);
+  p_->data.constraints.erase(p_->data.constraints.begin() + i);
+  m.constraint_ids.erase(id);
+  for (std::size_t k = static_cast<std::size_t>(i); k < m.constraints.size(); ++k)
+    m.constraint_ids.set_dense(m.constraints[k].id, static_cast<int>(k));
+  ++m.topology_version;
+  ++m.model_version;
   return ok_status();
 }
 
 Result<ConstraintInfo> World::constraint(ConstraintId id) const {
-  const WorldData& d = *d_;
-  const int i = d.constraint_ids.find(id);
+  const WorldModel& m = *p_->model;
+  const WorldData& d = p_->data;
+  const int i = m.constraint_ids.find(id);
   if (i < 0) return not_found("id", "constraint", id);
-  const ConstraintRecord& c = d.constraints[static_cast<std::size_t>(i)];
-  const BodyView a = body_view(d, c.body_a), b = body_view(d, c.body_b);
+  const ConstraintRecord& c = m.constraints[static_cast<std::size_t>(i)];
+  const ConstraintState& state = d.constraints[static_cast<std::size_t>(i)];
+  const BodyView a = body_view(m, d, c.body_a), b = body_view(m, d, c.body_b);
   Rows rows;
-  evaluate_constraint(c.def, a, b, d.time, d.settings.dimension, rows);
+  evaluate_constraint(c.def, a, b, d.time, m.settings.dimension, rows);
   ConstraintInfo info;
   info.id = c.id;
   info.def = c.def;
   info.softness = c.softness;
   info.rows = c.rows;
   for (int r = 0; r < c.rows; ++r) {
-    info.lambda.push_back(c.lambda[r]);
+    info.lambda.push_back(state.lambda[r]);
     info.error.push_back(rows.velocity_level ? rows.Cdot[r] : rows.C[r]);
     info.error_rate.push_back(rows.Cdot[r]);
     info.jdot_qdot.push_back(rows.jdot_qdot[r]);
     for (int k = 0; k < a.dof; ++k) info.jacobian_a.push_back(rows.Ja(r, k));
     for (int k = 0; k < b.dof; ++k) info.jacobian_b.push_back(rows.Jb(r, k));
   }
-  info.on_a = c.on_a;
-  info.on_b = c.on_b;
+  info.on_a = state.on_a;
+  info.on_b = state.on_b;
   return info;
 }
 

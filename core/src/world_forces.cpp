@@ -25,14 +25,14 @@ struct ResolvedSpring {
   int a = -1, b = -1;
 };
 
-Result<ResolvedSpring> resolve_spring(const WorldData& d, const SpringDef& def) {
+Result<ResolvedSpring> resolve_spring(const WorldModel& m, const WorldData& d, const SpringDef& def) {
   if (def.a.is_null()) return invalid_argument("a: must name a body");
   if (def.a == def.b) return invalid_argument("a, b: name the same body; a spring needs two different bodies");
-  Result<int> a = body_index(d, def.a, "a");
+  Result<int> a = body_index(m, def.a, "a");
   if (!a) return a.error();
-  Result<int> b = body_index(d, def.b, "b");
+  Result<int> b = body_index(m, def.b, "b");
   if (!b) return b.error();
-  const int dim = d.settings.dimension;
+  const int dim = m.settings.dimension;
   LINKAGE_CHECK(check_vec("anchor_a", def.anchor_a, dim));
   LINKAGE_CHECK(check_vec("anchor_b", def.anchor_b, dim));
   if (!(std::isfinite(def.stiffness) && def.stiffness >= 0.0))
@@ -44,69 +44,71 @@ Result<ResolvedSpring> resolve_spring(const WorldData& d, const SpringDef& def) 
   ResolvedSpring r{def, a.value(), b.value()};
   if (r.def.rest_length < 0.0)
     r.def.rest_length =
-        separation(body_view(d, r.a), def.anchor_a, body_view(d, r.b), def.anchor_b).d.norm();
+        separation(body_view(m, d, r.a), def.anchor_a, body_view(m, d, r.b), def.anchor_b).d.norm();
   return r;
 }
 
 }  // namespace
 
 Result<ForceId> World::add_spring(const SpringDef& def) {
-  WorldData& d = *d_;
-  Result<ResolvedSpring> r = resolve_spring(d, def);
+  Result<ResolvedSpring> r = resolve_spring(*p_->model, p_->data, def);
   if (!r) return r.error();
-  ForceRecord f{d.force_ids.insert(static_cast<int>(d.forces.size())), r.value().def, r.value().a, r.value().b};
-  d.forces.push_back(std::move(f));
-  ++d.topology_version;
-  return d.forces.back().id;
+  WorldModel& m = p_->edit_model();
+  p_->data.steps_left.push_back(0);
+  ForceRecord f{m.force_ids.insert(static_cast<int>(m.forces.size())), r.value().def, r.value().a, r.value().b};
+  m.forces.push_back(std::move(f));
+  ++m.topology_version;
+  return m.forces.back().id;
 }
 
 Status World::update_spring(ForceId id, const SpringDef& def) {
-  WorldData& d = *d_;
-  const int i = d.force_ids.find(id);
+  const int i = p_->model->force_ids.find(id);
   if (i < 0) return not_found("id", "force", id);
-  ForceRecord& f = d.forces[static_cast<std::size_t>(i)];
-  const auto* now = std::get_if<SpringDef>(&f.def);
+  const auto* now = std::get_if<SpringDef>(&p_->model->forces[static_cast<std::size_t>(i)].def);
   if (!now) return invalid_argument("id: " + id_text("force", id) + " is an applied force, not a spring");
   if (now->a != def.a || now->b != def.b)
     return invalid_argument("a, b: a spring's bodies cannot change; remove it and add a new one");
-  Result<ResolvedSpring> r = resolve_spring(d, def);
+  Result<ResolvedSpring> r = resolve_spring(*p_->model, p_->data, def);
   if (!r) return r.error();
-  f.def = r.value().def;
+  p_->edit_model().forces[static_cast<std::size_t>(i)].def = r.value().def;
   return ok_status();
 }
 
 Result<ForceId> World::apply_force(const ForceDef& def) {
-  WorldData& d = *d_;
+  const WorldModel& model = *p_->model;
   if (def.body.is_null()) return invalid_argument("body: must name a body");
-  Result<int> b = body_index(d, def.body, "body");
+  Result<int> b = body_index(model, def.body, "body");
   if (!b) return b.error();
-  const int dim = d.settings.dimension;
+  const int dim = model.settings.dimension;
   LINKAGE_CHECK(check_vec("force", def.force, dim));
   LINKAGE_CHECK(check_vec("point", def.point, dim));
   if (!std::isfinite(def.torque)) return invalid_argument("torque: must be finite");
-  if (def.torque != 0.0 && d.bodies[static_cast<std::size_t>(b.value())].kind != BodyKind::rigid)
+  if (def.torque != 0.0 && model.bodies[static_cast<std::size_t>(b.value())].kind != BodyKind::rigid)
     return invalid_argument("torque: a particle cannot take a torque; only rigid bodies turn");
   if (def.steps < 0) return invalid_argument("steps: must be ≥ 0 (0: until removed), got " + std::to_string(def.steps));
-  ForceRecord f{d.force_ids.insert(static_cast<int>(d.forces.size())), def, b.value(), -1};
-  d.forces.push_back(std::move(f));
-  return d.forces.back().id;
+  WorldModel& m = p_->edit_model();
+  p_->data.steps_left.push_back(def.steps);
+  ForceRecord f{m.force_ids.insert(static_cast<int>(m.forces.size())), def, b.value(), -1};
+  m.forces.push_back(std::move(f));
+  return m.forces.back().id;
 }
 
 Status World::apply_impulse(const ImpulseDef& def) {
-  WorldData& d = *d_;
+  const WorldModel& m = *p_->model;
+  WorldData& d = p_->data;
   if (def.body.is_null()) return invalid_argument("body: must name a body");
-  Result<int> b = body_index(d, def.body, "body");
+  Result<int> b = body_index(m, def.body, "body");
   if (!b) return b.error();
-  const int dim = d.settings.dimension;
+  const int dim = m.settings.dimension;
   LINKAGE_CHECK_STATUS(check_vec("impulse", def.impulse, dim));
   LINKAGE_CHECK_STATUS(check_vec("point", def.point, dim));
   if (!std::isfinite(def.angular_impulse)) return invalid_argument("angular_impulse: must be finite");
-  const BodyRecord& r = d.bodies[static_cast<std::size_t>(b.value())];
+  const BodyRecord& r = m.bodies[static_cast<std::size_t>(b.value())];
   if (def.angular_impulse != 0.0 && r.kind != BodyKind::rigid)
     return invalid_argument("angular_impulse: a particle cannot turn; only rigid bodies take one");
   if (r.motion != Motion::dynamic) return ok_status();  // nothing moves a fixed or kinematic body
   // Δq̇ = W (J_pᵀ P + angular e_θ)
-  const Anchor p = anchor(body_view(d, b.value()), def.point);
+  const Anchor p = anchor(body_view(m, d, b.value()), def.point);
   const Eigen::Vector3d generalized = p.jacobian_row(def.impulse).transpose();
   for (int i = 0; i < r.dof; ++i) {
     const bool angle = r.kind == BodyKind::rigid && i == 2;
@@ -116,23 +118,26 @@ Status World::apply_impulse(const ImpulseDef& def) {
 }
 
 Status World::remove_force(ForceId id) {
-  WorldData& d = *d_;
-  const int i = d.force_ids.find(id);
+  const int i = p_->model->force_ids.find(id);
   if (i < 0) return not_found("id", "force", id);
-  const bool spring = std::holds_alternative<SpringDef>(d.forces[static_cast<std::size_t>(i)].def);
-  d.forces.erase(d.forces.begin() + i);
-  d.force_ids.erase(id);
-  for (std::size_t k = static_cast<std::size_t>(i); k < d.forces.size(); ++k)
-    d.force_ids.set_dense(d.forces[k].id, static_cast<int>(k));
-  if (spring) ++d.topology_version;
+  WorldModel& m = p_->edit_model();
+  const bool spring = std::holds_alternative<SpringDef>(m.forces[static_cast<std::size_t>(i)].def);
+  m.forces.erase(m.forces.begin() + i);
+  p_->data.steps_left.erase(p_->data.steps_left.begin() + i);
+  m.force_ids.erase(id);
+  for (std::size_t k = static_cast<std::size_t>(i); k < m.forces.size(); ++k)
+    m.force_ids.set_dense(m.forces[k].id, static_cast<int>(k));
+  if (spring) ++m.topology_version;
   return ok_status();
 }
 
 Result<ForceInfo> World::force(ForceId id) const {
-  const int i = d_->force_ids.find(id);
+  const int i = p_->model->force_ids.find(id);
   if (i < 0) return not_found("id", "force", id);
-  const ForceRecord& f = d_->forces[static_cast<std::size_t>(i)];
-  return ForceInfo{f.id, f.def};
+  const ForceRecord& f = p_->model->forces[static_cast<std::size_t>(i)];
+  ForceInfo info{f.id, f.def};
+  if (auto* applied = std::get_if<ForceDef>(&info.def)) applied->steps = p_->data.steps_left[static_cast<std::size_t>(i)];
+  return info;
 }
 
 }  // namespace linkage

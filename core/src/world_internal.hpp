@@ -22,9 +22,9 @@ inline Error invalid_argument(std::string message) { return {ErrorCode::invalid_
 // Re-derives everything that hangs on the dense body order: offsets, the
 // packed q and q̇, and the body indices held by constraints and forces.
 // `old_q`/`old_v` are the vectors laid out by the previous offsets.
-void relayout(WorldData& d, const std::vector<int>& old_offsets);
+void relayout(WorldModel& m, WorldData& d, const std::vector<int>& old_offsets);
 
 // The dense index of a body id, −1 for the null id (the world), or an error.
-Result<int> body_index(const WorldData& d, BodyId id, const char* field);
+Result<int> body_index(const WorldModel& m, BodyId id, const char* field);
 
 }  // namespace linkage

@@ -107,16 +107,11 @@ Scene build(const WorldSettings& settings) {
   return s;
 }
 
-struct BodyState {
-  Vec3 position, velocity;
-  double angle, angular_velocity;
-};
-
 std::vector<BodyState> states(const World& w) {
   std::vector<BodyState> out;
   for (BodyId id : w.bodies()) {
     const BodyInfo b = w.body(id).value();
-    out.push_back({b.position, b.velocity, b.angle, b.angular_velocity});
+    out.push_back({b.position, b.angle, b.velocity, b.angular_velocity});
   }
   return out;
 }

@@ -62,6 +62,15 @@ struct BodyDef {
 };
 
 // A body as the world holds it now.
+// Where a body is and how it moves: its state apart from its model (mass,
+// shape, motion), as World::set_body_state sets it.
+struct BodyState {
+  Vec3 position = Vec3::Zero();  // m, centre of mass
+  double angle = 0.0;            // rad, rigid bodies only
+  Vec3 velocity = Vec3::Zero();  // m/s
+  double angular_velocity = 0.0; // rad/s, rigid bodies only
+};
+
 struct BodyInfo {
   BodyId id;
   BodyKind kind = BodyKind::particle;

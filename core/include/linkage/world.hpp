@@ -23,7 +23,7 @@
 
 namespace linkage {
 
-struct WorldData;  // the world's private state (core/src)
+struct WorldParts;  // the world's private state: model, data, workspace (core/src)
 
 // What removing a body took with it.
 struct Removed {
@@ -75,7 +75,7 @@ class WorldState {
   friend class World;
   friend std::string encode(const WorldState&);
   friend Result<WorldState> decode(std::string_view);
-  std::unique_ptr<WorldData> data_;
+  std::unique_ptr<WorldParts> parts_;
 };
 
 class World {
@@ -97,6 +97,9 @@ class World {
   Result<BodyId> add_body(const BodyDef& def);
   // Replaces a body's definition (state, mass, shape, motion); its kind stays.
   Status update_body(BodyId id, const BodyDef& def);
+  // Moves a body (position, angle, velocities) and nothing else: its model
+  // stays, and so does everything the world derived from it.
+  Status set_body_state(BodyId id, const BodyState& state);
   // Removes the body and every constraint and force attached to it.
   Result<Removed> remove_body(BodyId id);
   Result<BodyInfo> body(BodyId id) const;
@@ -160,8 +163,8 @@ class World {
   std::uint64_t state_hash() const;
 
  private:
-  explicit World(std::unique_ptr<WorldData> data);
-  std::unique_ptr<WorldData> d_;
+  explicit World(std::unique_ptr<WorldParts> parts);
+  std::unique_ptr<WorldParts> p_;
 };
 
 }  // namespace linkage
