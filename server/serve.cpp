@@ -28,7 +28,7 @@ constexpr std::chrono::seconds kShutdownGrace{2};
 
 Result<LoadedScene> read_scene_file(const std::string& path, const WorldSettings& base, const Limits& limits) {
   std::ifstream in(path);
-  if (!in) return Error{ErrorCode::not_found, "scene: cannot read " + path};
+  if (!in) return field_error(ErrorCode::not_found, "scene", "cannot read " + path);
   std::stringstream text;
   text << in.rdbuf();
   Result<v1::Scene> scene = parse_scene_json(text.str());

@@ -3,7 +3,6 @@
 #include "linkage/diagnostics.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "world_internal.hpp"
@@ -105,56 +104,50 @@ constexpr int kMaxIterations = 1000000;
 // More threads than this only wait on each other's memory traffic.
 constexpr int kMaxThreads = 64;
 
-// A number as people write it: 1e-300, not std::to_string's 0.000000.
-std::string number(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", x);
-  return text;
-}
 
 }  // namespace
 
 Status validate(const WorldSettings& s) {
   if (s.dimension != 2 && s.dimension != 3)
-    return invalid_argument("dimension: must be 2 or 3, got " + std::to_string(s.dimension));
-  if (!s.gravity.allFinite()) return invalid_argument("gravity: must be finite");
-  if (s.dimension == 2 && s.gravity.z() != 0.0) return invalid_argument("gravity: z must be 0 in a 2D world");
-  if (!(std::isfinite(s.dt) && s.dt > 0.0)) return invalid_argument("dt: must be > 0 s, got " + std::to_string(s.dt));
+    return invalid_argument("dimension", "must be 2 or 3, got " + std::to_string(s.dimension));
+  if (!s.gravity.allFinite()) return invalid_argument("gravity", "must be finite");
+  if (s.dimension == 2 && s.gravity.z() != 0.0) return invalid_argument("gravity", "z must be 0 in a 2D world");
+  if (!(std::isfinite(s.dt) && s.dt > 0.0)) return invalid_argument("dt", "must be > 0 s, got " + std::to_string(s.dt));
   if (s.substeps < 1 || s.substeps > 1000)
-    return invalid_argument("substeps: must be 1 to 1000, got " + std::to_string(s.substeps));
+    return invalid_argument("substeps", "must be 1 to 1000, got " + std::to_string(s.substeps));
   if (!(std::isfinite(s.feedback_stiffness) && s.feedback_stiffness >= 0.0))
-    return invalid_argument("feedback_stiffness: must be ≥ 0 1/s², got " + std::to_string(s.feedback_stiffness));
+    return invalid_argument("feedback_stiffness", "must be ≥ 0 1/s², got " + std::to_string(s.feedback_stiffness));
   if (!(std::isfinite(s.feedback_damping) && s.feedback_damping >= 0.0))
-    return invalid_argument("feedback_damping: must be ≥ 0 1/s, got " + std::to_string(s.feedback_damping));
+    return invalid_argument("feedback_damping", "must be ≥ 0 1/s, got " + std::to_string(s.feedback_damping));
   // Below kMinTolerance a residual or an error is rounding noise that no
   // iteration can reduce: the solver would only ever stop at its cap.
   if (!(std::isfinite(s.solver_tolerance) && s.solver_tolerance >= kMinTolerance && s.solver_tolerance < 1.0))
-    return invalid_argument("solver_tolerance: must be ≥ 1e-15 and < 1, got " + number(s.solver_tolerance));
+    return invalid_argument("solver_tolerance", "must be ≥ 1e-15 and < 1, got " + number_text(s.solver_tolerance));
   if (s.solver_max_iterations < 1 || s.solver_max_iterations > kMaxIterations)
-    return invalid_argument("solver_max_iterations: must be 1 to 1000000, got " + std::to_string(s.solver_max_iterations));
+    return invalid_argument("solver_max_iterations", "must be 1 to 1000000, got " + std::to_string(s.solver_max_iterations));
   if (!(std::isfinite(s.regularization) && s.regularization >= 0.0 && s.regularization < 1.0))
-    return invalid_argument("regularization: must be in [0, 1), got " + std::to_string(s.regularization));
+    return invalid_argument("regularization", "must be in [0, 1), got " + std::to_string(s.regularization));
   if (!(std::isfinite(s.baumgarte) && s.baumgarte >= 0.0 && s.baumgarte <= 1.0))
-    return invalid_argument("baumgarte: must be in [0, 1], got " + std::to_string(s.baumgarte));
+    return invalid_argument("baumgarte", "must be in [0, 1], got " + std::to_string(s.baumgarte));
   if (s.velocity_iterations < 1 || s.velocity_iterations > 10000)
-    return invalid_argument("velocity_iterations: must be 1 to 10000, got " + std::to_string(s.velocity_iterations));
+    return invalid_argument("velocity_iterations", "must be 1 to 10000, got " + std::to_string(s.velocity_iterations));
   if (s.relax_iterations < 0 || s.relax_iterations > 10000)
-    return invalid_argument("relax_iterations: must be 0 to 10000, got " + std::to_string(s.relax_iterations));
+    return invalid_argument("relax_iterations", "must be 0 to 10000, got " + std::to_string(s.relax_iterations));
   if (s.position_iterations < 0 || s.position_iterations > 10000)
-    return invalid_argument("position_iterations: must be 0 to 10000, got " + std::to_string(s.position_iterations));
+    return invalid_argument("position_iterations", "must be 0 to 10000, got " + std::to_string(s.position_iterations));
   if (!(std::isfinite(s.projection_tolerance) && s.projection_tolerance >= kMinTolerance))
-    return invalid_argument("projection_tolerance: must be ≥ 1e-15, got " + number(s.projection_tolerance));
+    return invalid_argument("projection_tolerance", "must be ≥ 1e-15, got " + number_text(s.projection_tolerance));
   if (s.projection_max_iterations < 1 || s.projection_max_iterations > kMaxIterations)
-    return invalid_argument("projection_max_iterations: must be 1 to 1000000, got " +
+    return invalid_argument("projection_max_iterations", "must be 1 to 1000000, got " +
                             std::to_string(s.projection_max_iterations));
   if (!(std::isfinite(s.max_translation) && s.max_translation > 0.0))
-    return invalid_argument("max_translation: must be > 0 m, got " + number(s.max_translation));
+    return invalid_argument("max_translation", "must be > 0 m, got " + number_text(s.max_translation));
   if (!(std::isfinite(s.max_rotation) && s.max_rotation > 0.0))
-    return invalid_argument("max_rotation: must be > 0 rad, got " + number(s.max_rotation));
+    return invalid_argument("max_rotation", "must be > 0 rad, got " + number_text(s.max_rotation));
   if (!(std::isfinite(s.max_correction) && s.max_correction > 0.0))
-    return invalid_argument("max_correction: must be > 0, got " + number(s.max_correction));
+    return invalid_argument("max_correction", "must be > 0, got " + number_text(s.max_correction));
   if (s.threads < 1 || s.threads > kMaxThreads)
-    return invalid_argument("threads: must be 1 to " + std::to_string(kMaxThreads) + ", got " + std::to_string(s.threads));
+    return invalid_argument("threads", "must be 1 to " + std::to_string(kMaxThreads) + ", got " + std::to_string(s.threads));
   return ok_status();
 }
 

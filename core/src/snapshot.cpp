@@ -278,7 +278,8 @@ class Reader {
   std::string failure_;
 };
 
-Error corrupt(const std::string& what) { return invalid_argument("snapshot: " + what); }
+// About the bytes as a whole: no field of a def is at fault.
+Error corrupt(const std::string& what) { return Error{ErrorCode::invalid_argument, "snapshot: " + what}; }
 
 int dof_of(BodyKind kind, int dimension) { return kind == BodyKind::rigid ? 3 : dimension; }
 

@@ -104,8 +104,8 @@ const WorldSettings& World::settings() const { return p_->model->settings; }
 Status World::set_settings(const WorldSettings& settings) {
   if (Status s = validate(settings); !s) return s;
   if (settings.dimension != p_->model->settings.dimension && !p_->model->bodies.empty())
-    return Error{ErrorCode::failed_precondition,
-                 "dimension: cannot change while the world holds bodies; remove them first"};
+    return field_error(ErrorCode::failed_precondition, "dimension",
+                       "cannot change while the world holds bodies; remove them first");
   WorldModel& m = p_->edit_model();
   m.settings = settings;
   ++m.model_version;

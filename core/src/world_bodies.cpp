@@ -123,12 +123,12 @@ Result<BodyId> World::add_body(const BodyDef& def) {
 }
 
 Status World::update_body(BodyId id, const BodyDef& def) {
-  if (id.is_null()) return invalid_argument("id: must name a body");
+  if (id.is_null()) return invalid_argument("id", "must name a body");
   Result<int> i = body_index(*p_->model, id, "id");
   if (!i) return i.error();
   const auto at = static_cast<std::size_t>(i.value());
   if (def.kind != p_->model->bodies[at].kind)
-    return invalid_argument("kind: a body's kind cannot change; remove it and add a new one");
+    return invalid_argument("kind", "a body's kind cannot change; remove it and add a new one");
   Result<MassProperties> mp = body_mass_properties(def, p_->model->settings.dimension);
   if (!mp) return mp.error();
   WorldModel& m = p_->edit_model();
@@ -140,7 +140,7 @@ Status World::update_body(BodyId id, const BodyDef& def) {
 }
 
 Status World::set_body_state(BodyId id, const BodyState& state) {
-  if (id.is_null()) return invalid_argument("id: must name a body");
+  if (id.is_null()) return invalid_argument("id", "must name a body");
   Result<int> i = body_index(*p_->model, id, "id");
   if (!i) return i.error();
   const WorldModel& m = *p_->model;
@@ -153,7 +153,7 @@ Status World::set_body_state(BodyId id, const BodyState& state) {
 }
 
 Result<Removed> World::remove_body(BodyId id) {
-  if (id.is_null()) return invalid_argument("id: must name a body");
+  if (id.is_null()) return invalid_argument("id", "must name a body");
   const int index = p_->model->body_ids.find(id);
   if (index < 0) return not_found("id", "body", id);
   WorldModel& m = p_->edit_model();
@@ -184,7 +184,7 @@ Result<Removed> World::remove_body(BodyId id) {
 Result<BodyInfo> World::body(BodyId id) const {
   const WorldModel& m = *p_->model;
   const WorldData& d = p_->data;
-  if (id.is_null()) return invalid_argument("id: must name a body");
+  if (id.is_null()) return invalid_argument("id", "must name a body");
   const int i = m.body_ids.find(id);
   if (i < 0) return not_found("id", "body", id);
   const BodyRecord& r = m.bodies[static_cast<std::size_t>(i)];

@@ -23,14 +23,14 @@ BodyFacts facts(const WorldModel& m, int index) {
 Status check_resolved(const ConstraintDef& def, const BodyView& a, const BodyView& b) {
   const bool finite = a.x.allFinite() && b.x.allFinite() && std::isfinite(a.theta) && std::isfinite(b.theta);
   if (!finite)
-    return Error{ErrorCode::failed_precondition,
-                 "bodies: a body's state is not finite (the simulation diverged), so current values cannot be measured"};
+    return field_error(ErrorCode::failed_precondition, "bodies",
+                       "a body's state is not finite (the simulation diverged), so current values cannot be measured");
   if (const auto* c = std::get_if<DistanceDef>(&def); c && !(c->length > 1e-12))
-    return invalid_argument("length: the anchors coincide, so the current distance is 0; give a length > 0");
+    return invalid_argument("length", "the anchors coincide, so the current distance is 0; give a length > 0");
   if (const auto* c = std::get_if<RopeDef>(&def); c && !(c->max_length > 1e-12))
-    return invalid_argument("max_length: the anchors coincide, so the current distance is 0; give a max_length > 0");
+    return invalid_argument("max_length", "the anchors coincide, so the current distance is 0; give a max_length > 0");
   if (const auto* c = std::get_if<PointOnCircleDef>(&def); c && !(c->radius > 1e-12))
-    return invalid_argument("radius: the point is at the centre, so the current radius is 0; give a radius > 0");
+    return invalid_argument("radius", "the point is at the centre, so the current radius is 0; give a radius > 0");
   return ok_status();
 }
 
@@ -47,9 +47,8 @@ Result<Resolved> resolve(const WorldModel& m, const WorldData& d, const Constrai
   const BodyFacts fa = facts(m, a.value()), fb = facts(m, b.value());
   if (Status s = validate_constraint(def, m.settings.dimension, fa, fb); !s) return s.error();
   if (!fa.dynamic && !fb.dynamic)
-    return Error{ErrorCode::failed_precondition,
-                 std::string(constraint_type_name(def)) +
-                     ": no body it names is dynamic, so nothing can move to satisfy it"};
+    return field_error(ErrorCode::failed_precondition, std::string(constraint_type_name(def)),
+                       "no body it names is dynamic, so nothing can move to satisfy it");
   const BodyView va = body_view(m, d, a.value()), vb = body_view(m, d, b.value());
   Resolved r{resolve_constraint(def, va, vb, d.time), a.value(), b.value()};
   if (Status s = check_resolved(r.def, va, vb); !s) return s.error();
@@ -58,11 +57,11 @@ Result<Resolved> resolve(const WorldModel& m, const WorldData& d, const Constrai
 
 Status validate_softness(const ConstraintDef& def, const Softness& s) {
   if (!(std::isfinite(s.frequency) && s.frequency >= 0.0))
-    return invalid_argument("softness.frequency: must be finite and ≥ 0 Hz (0: rigid), got " + std::to_string(s.frequency));
+    return invalid_argument("softness.frequency", "must be finite and ≥ 0 Hz (0: rigid), got " + std::to_string(s.frequency));
   if (!(std::isfinite(s.damping_ratio) && s.damping_ratio >= 0.0))
-    return invalid_argument("softness.damping_ratio: must be finite and ≥ 0, got " + std::to_string(s.damping_ratio));
+    return invalid_argument("softness.damping_ratio", "must be finite and ≥ 0, got " + std::to_string(s.damping_ratio));
   if (s.frequency > 0.0 && std::holds_alternative<MotorDef>(def))
-    return invalid_argument("softness: a motor is a velocity constraint and cannot be soft; limit it with max_force");
+    return invalid_argument("softness", "a motor is a velocity constraint and cannot be soft; limit it with max_force");
   return ok_status();
 }
 
@@ -92,11 +91,11 @@ Status World::update_constraint(ConstraintId id, const ConstraintDef& def) {
   if (i < 0) return not_found("id", "constraint", id);
   const ConstraintRecord& now = p_->model->constraints[static_cast<std::size_t>(i)];
   if (def.index() != now.def.index())
-    return invalid_argument("type: cannot change from " + std::string(constraint_type_name(now.def)) + " to " +
+    return invalid_argument("type", "cannot change from " + std::string(constraint_type_name(now.def)) + " to " +
                             std::string(constraint_type_name(def)) + "; remove the constraint and add a new one");
   const BodyPair before = constraint_bodies(now.def), after = constraint_bodies(def);
   if (before.a != after.a || before.b != after.b)
-    return invalid_argument("bodies: a constraint's bodies cannot change; remove it and add a new one");
+    return invalid_argument("bodies", "a constraint's bodies cannot change; remove it and add a new one");
   Result<Resolved> r = resolve(*p_->model, p_->data, def);
   if (!r) return r.error();
   WorldModel& m = p_->edit_model();

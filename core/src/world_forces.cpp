@@ -9,25 +9,14 @@
 namespace linkage {
 namespace {
 
-Status check_vec(const char* field, const Vec3& v, int dim) {
-  if (!v.allFinite()) return invalid_argument(std::string(field) + ": must be finite");
-  if (dim == 2 && v.z() != 0.0) return invalid_argument(std::string(field) + ": z must be 0 in a 2D world");
-  return ok_status();
-}
-
-#define LINKAGE_CHECK(expr) \
-  if (Status s_ = (expr); !s_) return s_.error()
-#define LINKAGE_CHECK_STATUS(expr) \
-  if (Status s_ = (expr); !s_) return s_
-
 struct ResolvedSpring {
   SpringDef def;
   int a = -1, b = -1;
 };
 
 Result<ResolvedSpring> resolve_spring(const WorldModel& m, const WorldData& d, const SpringDef& def) {
-  if (def.a.is_null()) return invalid_argument("a: must name a body");
-  if (def.a == def.b) return invalid_argument("a, b: name the same body; a spring needs two different bodies");
+  if (def.a.is_null()) return invalid_argument("a", "must name a body");
+  if (def.a == def.b) return invalid_argument("a, b", "name the same body; a spring needs two different bodies");
   Result<int> a = body_index(m, def.a, "a");
   if (!a) return a.error();
   Result<int> b = body_index(m, def.b, "b");
@@ -36,11 +25,11 @@ Result<ResolvedSpring> resolve_spring(const WorldModel& m, const WorldData& d, c
   LINKAGE_CHECK(check_vec("anchor_a", def.anchor_a, dim));
   LINKAGE_CHECK(check_vec("anchor_b", def.anchor_b, dim));
   if (!(std::isfinite(def.stiffness) && def.stiffness >= 0.0))
-    return invalid_argument("stiffness: must be finite and ≥ 0 N/m, got " + std::to_string(def.stiffness));
+    return invalid_argument("stiffness", "must be finite and ≥ 0 N/m, got " + std::to_string(def.stiffness));
   if (!(std::isfinite(def.damping) && def.damping >= 0.0))
-    return invalid_argument("damping: must be finite and ≥ 0 N·s/m, got " + std::to_string(def.damping));
+    return invalid_argument("damping", "must be finite and ≥ 0 N·s/m, got " + std::to_string(def.damping));
   if (!std::isfinite(def.rest_length))
-    return invalid_argument("rest_length: must be finite (negative for the current distance)");
+    return invalid_argument("rest_length", "must be finite (negative for the current distance)");
   ResolvedSpring r{def, a.value(), b.value()};
   if (r.def.rest_length < 0.0)
     r.def.rest_length =
@@ -65,9 +54,9 @@ Status World::update_spring(ForceId id, const SpringDef& def) {
   const int i = p_->model->force_ids.find(id);
   if (i < 0) return not_found("id", "force", id);
   const auto* now = std::get_if<SpringDef>(&p_->model->forces[static_cast<std::size_t>(i)].def);
-  if (!now) return invalid_argument("id: " + id_text("force", id) + " is an applied force, not a spring");
+  if (!now) return invalid_argument("id", id_text("force", id) + " is an applied force, not a spring");
   if (now->a != def.a || now->b != def.b)
-    return invalid_argument("a, b: a spring's bodies cannot change; remove it and add a new one");
+    return invalid_argument("a, b", "a spring's bodies cannot change; remove it and add a new one");
   Result<ResolvedSpring> r = resolve_spring(*p_->model, p_->data, def);
   if (!r) return r.error();
   p_->edit_model().forces[static_cast<std::size_t>(i)].def = r.value().def;
@@ -76,16 +65,16 @@ Status World::update_spring(ForceId id, const SpringDef& def) {
 
 Result<ForceId> World::apply_force(const ForceDef& def) {
   const WorldModel& model = *p_->model;
-  if (def.body.is_null()) return invalid_argument("body: must name a body");
+  if (def.body.is_null()) return invalid_argument("body", "must name a body");
   Result<int> b = body_index(model, def.body, "body");
   if (!b) return b.error();
   const int dim = model.settings.dimension;
   LINKAGE_CHECK(check_vec("force", def.force, dim));
   LINKAGE_CHECK(check_vec("point", def.point, dim));
-  if (!std::isfinite(def.torque)) return invalid_argument("torque: must be finite");
+  if (!std::isfinite(def.torque)) return invalid_argument("torque", "must be finite");
   if (def.torque != 0.0 && model.bodies[static_cast<std::size_t>(b.value())].kind != BodyKind::rigid)
-    return invalid_argument("torque: a particle cannot take a torque; only rigid bodies turn");
-  if (def.steps < 0) return invalid_argument("steps: must be ≥ 0 (0: until removed), got " + std::to_string(def.steps));
+    return invalid_argument("torque", "a particle cannot take a torque; only rigid bodies turn");
+  if (def.steps < 0) return invalid_argument("steps", "must be ≥ 0 (0: until removed), got " + std::to_string(def.steps));
   WorldModel& m = p_->edit_model();
   p_->data.steps_left.push_back(def.steps);
   ForceRecord f{m.force_ids.insert(static_cast<int>(m.forces.size())), def, b.value(), -1};
@@ -96,16 +85,16 @@ Result<ForceId> World::apply_force(const ForceDef& def) {
 Status World::apply_impulse(const ImpulseDef& def) {
   const WorldModel& m = *p_->model;
   WorldData& d = p_->data;
-  if (def.body.is_null()) return invalid_argument("body: must name a body");
+  if (def.body.is_null()) return invalid_argument("body", "must name a body");
   Result<int> b = body_index(m, def.body, "body");
   if (!b) return b.error();
   const int dim = m.settings.dimension;
-  LINKAGE_CHECK_STATUS(check_vec("impulse", def.impulse, dim));
-  LINKAGE_CHECK_STATUS(check_vec("point", def.point, dim));
-  if (!std::isfinite(def.angular_impulse)) return invalid_argument("angular_impulse: must be finite");
+  LINKAGE_CHECK(check_vec("impulse", def.impulse, dim));
+  LINKAGE_CHECK(check_vec("point", def.point, dim));
+  if (!std::isfinite(def.angular_impulse)) return invalid_argument("angular_impulse", "must be finite");
   const BodyRecord& r = m.bodies[static_cast<std::size_t>(b.value())];
   if (def.angular_impulse != 0.0 && r.kind != BodyKind::rigid)
-    return invalid_argument("angular_impulse: a particle cannot turn; only rigid bodies take one");
+    return invalid_argument("angular_impulse", "a particle cannot turn; only rigid bodies take one");
   if (r.motion != Motion::dynamic) return ok_status();  // nothing moves a fixed or kinematic body
   // Δq̇ = W (J_pᵀ P + angular e_θ)
   const Anchor p = anchor(body_view(m, d, b.value()), def.point);

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "checks.hpp"
 #include "world_data.hpp"
 
 namespace linkage {
@@ -13,11 +14,8 @@ std::string id_text(const char* noun, Id<Tag> id) {
 }
 
 inline Error not_found(const char* field, const char* noun, auto id) {
-  return {ErrorCode::not_found,
-          std::string(field) + ": " + id_text(noun, id) + " does not exist (never created, or removed)"};
+  return field_error(ErrorCode::not_found, field, id_text(noun, id) + " does not exist (never created, or removed)");
 }
-
-inline Error invalid_argument(std::string message) { return {ErrorCode::invalid_argument, std::move(message)}; }
 
 // Re-derives everything that hangs on the dense body order: offsets, the
 // packed q and q̇, and the body indices held by constraints and forces.

@@ -2,6 +2,7 @@
 // forces are in convert_constraints.cpp.
 #include "convert/convert.hpp"
 
+#include <cassert>
 #include <cmath>
 #include <cstring>
 
@@ -9,18 +10,6 @@
 
 namespace linkage::server {
 namespace {
-
-bool is_field_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-         c == '[' || c == ']';
-}
-
-bool is_field(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!is_field_char(c)) return false;
-  return true;
-}
 
 // Core body messages name the shape's fields without the oneof's case.
 std::string proto_body_field(std::string_view field) {
@@ -75,7 +64,7 @@ Shape shape_from_proto(const v1::Shape& shape, Fields& f) {
 // --- errors ---
 
 Error invalid(std::string_view path, std::string_view field, std::string_view reason) {
-  return {ErrorCode::invalid_argument, join_path(path, field) + ": " + std::string(reason)};
+  return field_error(ErrorCode::invalid_argument, join_path(path, field), reason);
 }
 
 std::string join_path(std::string_view path, std::string_view field) {
@@ -85,28 +74,28 @@ std::string join_path(std::string_view path, std::string_view field) {
 }
 
 Error with_fields(Error error, std::string_view path, const std::function<std::string(std::string_view)>& map) {
-  const std::size_t colon = error.message.find(": ");
-  const std::string_view head = std::string_view(error.message).substr(0, colon);
-  if (colon == std::string::npos || head.empty()) {
-    error.message = std::string(path) + ": " + error.message;
-    return error;
+  // The message is "field: reason" for an error about fields (result.hpp),
+  // the reason alone for one about the request as a whole.
+  std::string_view reason = error.message;
+  if (!error.field.empty()) {
+    assert(reason.starts_with(error.field + ": "));
+    reason.remove_prefix(error.field.size() + 2);
   }
-  // "a, b: name the same body" names two fields: prefix each.
+  // "a, b: name the same body" names two fields: each is mapped.
   std::string fields;
-  std::string_view rest = head;
-  while (true) {
-    const std::size_t comma = rest.find(", ");
-    const std::string_view part = rest.substr(0, comma);
-    if (!is_field(part)) {
-      error.message = std::string(path) + ": " + error.message;
-      return error;
+  if (error.field.empty()) {
+    fields = path;
+  } else {
+    std::string_view rest = error.field;
+    while (true) {
+      const std::size_t comma = rest.find(", ");
+      fields += (fields.empty() ? "" : ", ") + map(rest.substr(0, comma));
+      if (comma == std::string_view::npos) break;
+      rest = rest.substr(comma + 2);
     }
-    fields += (fields.empty() ? "" : ", ") + map(part);
-    if (comma == std::string_view::npos) break;
-    rest = rest.substr(comma + 2);
   }
-  error.message = fields + error.message.substr(colon);
-  return error;
+  if (fields.empty()) return error;
+  return field_error(error.code, std::move(fields), reason);
 }
 
 Error prefixed(Error error, std::string_view path) {
@@ -378,14 +367,14 @@ BodyResolver resolver(const World& world, const Names& names) {
       case v1::BodyRef::kId: {
         const BodyId id = id_from_proto<BodyTag>(ref.id());
         if (id.is_null() || world.contains(id)) return id;
-        return Error{ErrorCode::not_found, std::string(field) + ": body " + std::to_string(id.index) + ":" +
+        return field_error(ErrorCode::not_found, std::string(field), "body " + std::to_string(id.index) + ":" +
                                                std::to_string(id.generation) +
-                                               " does not exist (never created, or removed)"};
+                                               " does not exist (never created, or removed)");
       }
       case v1::BodyRef::kName: {
         if (ref.name().empty()) return BodyId{};
         if (std::optional<BodyId> id = names.find_body(ref.name())) return *id;
-        return Error{ErrorCode::not_found, std::string(field) + ": no body named " + quote(ref.name())};
+        return field_error(ErrorCode::not_found, std::string(field), "no body named " + quote(ref.name()));
       }
     }
     return BodyId{};

@@ -95,10 +95,10 @@ Result<ConstraintDef> constraint_from_proto(const v1::ConstraintDef& p, const Bo
   ConstraintDef def;
   switch (p.type_case()) {
     case v1::ConstraintDef::TYPE_NOT_SET:
-      return Error{ErrorCode::invalid_argument,
-                   std::string(path) + ": no type set (distance, rope, pin, point_on_line, point_on_circle, "
+      return field_error(ErrorCode::invalid_argument,
+                   std::string(path), "no type set (distance, rope, pin, point_on_line, point_on_circle, "
                                        "point_on_plane, weld, relative_angle, gear, rack_and_pinion, motor or "
-                                       "trajectory)"};
+                                       "trajectory)");
     case v1::ConstraintDef::kDistance: {
       const v1::Distance& c = p.distance();
       def = DistanceDef{f.body(c.a(), "a"), f.body(c.b(), "b"), f.vec(c.anchor_a(), "anchor_a"),
@@ -336,7 +336,7 @@ Result<ForceDefAny> force_from_proto(const v1::ForceDef& p, const BodyResolver& 
       return ForceDefAny{def};
     }
   }
-  return Error{ErrorCode::invalid_argument, std::string(path) + ": no type set (spring or applied)"};
+  return field_error(ErrorCode::invalid_argument, std::string(path), "no type set (spring or applied)");
 }
 
 Result<ImpulseDef> impulse_from_proto(const v1::Impulse& p, const BodyResolver& resolve, std::string_view path) {

@@ -23,8 +23,8 @@ constexpr const char* noun(ConstraintId) { return "constraint"; }
 Status check_name(std::string_view name) {
   constexpr std::size_t max_length = 64;
   if (name.empty() || name.size() > max_length)
-    return Error{ErrorCode::invalid_argument,
-                 "name: must be 1 to 64 characters, got " + std::to_string(name.size()) + ": " + quote(name)};
+    return field_error(ErrorCode::invalid_argument,
+                 "name", "must be 1 to 64 characters, got " + std::to_string(name.size()) + ": " + quote(name));
   // linkctl and the clients read `3` as an index and `3:1` as an id before
   // they look for a name, so such a name could never be used.
   const auto digits = [](std::string_view s) {
@@ -32,16 +32,16 @@ Status check_name(std::string_view name) {
   };
   const std::size_t colon = name.find(':');
   if (digits(name) || (colon != std::string_view::npos && digits(name.substr(0, colon)) && digits(name.substr(colon + 1))))
-    return Error{ErrorCode::invalid_argument,
-                 "name: " + quote(name) + " reads as an id (3 is an index, 3:1 an index and generation); " +
-                     "a name needs a character other than digits, such as a letter"};
+    return field_error(ErrorCode::invalid_argument,
+                 "name", quote(name) + " reads as an id (3 is an index, 3:1 an index and generation); " +
+                     "a name needs a character other than digits, such as a letter");
   if (name == "world")
-    return Error{ErrorCode::invalid_argument,
-                 "name: 'world' stands for the fixed frame where a body is referred to; choose another name"};
+    return field_error(ErrorCode::invalid_argument,
+                 "name", "'world' stands for the fixed frame where a body is referred to; choose another name");
   for (char c : name)
     if (!allowed(c))
-      return Error{ErrorCode::invalid_argument,
-                   "name: only letters, digits, '-', '_' and '.' are allowed, got " + quote(name)};
+      return field_error(ErrorCode::invalid_argument,
+                   "name", "only letters, digits, '-', '_' and '.' are allowed, got " + quote(name));
   return ok_status();
 }
 
@@ -71,8 +71,8 @@ Status Names::NameMap<Id>::check(std::string_view name) const {
   if (auto it = by_name.find(std::string(name)); it != by_name.end())
     // FAILED_PRECONDITION: the name is fine, the world's state forbids it
     // (the core has no ALREADY_EXISTS code).
-    return Error{ErrorCode::failed_precondition,
-                 "name: " + quote(name) + " is already the name of " + noun(it->second) + " " + id_text(it->second)};
+    return field_error(ErrorCode::failed_precondition,
+                 "name", quote(name) + " is already the name of " + noun(it->second) + " " + id_text(it->second));
   return ok_status();
 }
 

@@ -53,8 +53,8 @@ Result<v1::Scene> parse_scene_json(std::string_view json) {
   const auto status = google::protobuf::util::JsonStringToMessage(std::string(json), &scene);
   if (!status.ok()) {
     const auto message = status.message();
-    return Error{ErrorCode::invalid_argument, "scene: not a valid scene in JSON: " +
-                                                  std::string(message.data(), message.size())};
+    return field_error(ErrorCode::invalid_argument, "scene", "not a valid scene in JSON: " +
+                                                  std::string(message.data(), message.size()));
   }
   return scene;
 }
@@ -72,9 +72,9 @@ std::string scene_to_json(const v1::Scene& scene) {
 Result<LoadedScene> load_scene(const v1::Scene& scene, const WorldSettings& base, const SceneLimits& limits) {
   // Counted before anything is built, so that refusing a huge scene costs nothing.
   auto too_many = [](const char* list, int count, int limit, const char* flag) {
-    return Error{ErrorCode::resource_exhausted, std::string(list) + ": the scene holds " + std::to_string(count) +
+    return field_error(ErrorCode::resource_exhausted, std::string(list), "the scene holds " + std::to_string(count) +
                                                     ", over the world's limit of " + std::to_string(limit) +
-                                                    " (its limits." + flag + ", or the server's --max-" + list + ")"};
+                                                    " (its limits." + flag + ", or the server's --max-" + list + ")");
   };
   if (scene.bodies_size() > limits.bodies) return too_many("bodies", scene.bodies_size(), limits.bodies, "max_bodies");
   if (scene.constraints_size() > limits.constraints)

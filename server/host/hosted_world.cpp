@@ -40,7 +40,7 @@ HostedWorld::HostedWorld(World world, Names names, Limits limits)
 Result<BodyId> HostedWorld::find_body(const v1::BodyRef& ref, std::string_view field) const {
   Result<BodyId> id = resolve()(ref, field);
   if (!id) return id.error();
-  if (id.value().is_null()) return Error{ErrorCode::invalid_argument, std::string(field) + ": must name a body"};
+  if (id.value().is_null()) return field_error(ErrorCode::invalid_argument, std::string(field), "must name a body");
   return id;
 }
 
@@ -204,8 +204,8 @@ Status HostedWorld::update_constraint(const v1::Id& id, const v1::ConstraintDef&
                                       const google::protobuf::FieldMask& mask) {
   const ConstraintId cid = id_from_proto<ConstraintTag>(id);
   if (!world_.contains(cid))
-    return Error{ErrorCode::not_found, "id: constraint " + std::to_string(cid.index) + ":" +
-                                           std::to_string(cid.generation) + " does not exist (never created, or removed)"};
+    return field_error(ErrorCode::not_found, "id", "constraint " + std::to_string(cid.index) + ":" +
+                                           std::to_string(cid.generation) + " does not exist (never created, or removed)");
   v1::ConstraintDef def = given;
   if (mask.paths_size() > 0) {
     const ConstraintInfo info = world_.constraint(cid).value();
@@ -266,10 +266,10 @@ Status HostedWorld::update_force(const v1::Id& id, const v1::ForceDef& given, co
     Result<ForceInfo> info = world_.force(fid);
     if (!info) return info.error();
     if (!std::holds_alternative<SpringDef>(info.value().def))
-      return Error{ErrorCode::failed_precondition, "force: " + std::to_string(fid.index) + ":" +
+      return field_error(ErrorCode::failed_precondition, "force", std::to_string(fid.index) + ":" +
                                                        std::to_string(fid.generation) +
                                                        " is an applied force; only springs can be updated (remove "
-                                                       "it and apply another)"};
+                                                       "it and apply another)");
     def.Clear();
     force_def_to_proto(info.value().def, ids_as_refs(), &def);
     if (Status ok = merge_masked(given, mask, &def); !ok) return ok;
@@ -277,7 +277,7 @@ Status HostedWorld::update_force(const v1::Id& id, const v1::ForceDef& given, co
   Result<ForceDefAny> core = force_from_proto(def, resolve());
   if (!core) return core.error();
   const auto* spring = std::get_if<SpringDef>(&core.value());
-  if (!spring) return Error{ErrorCode::invalid_argument, "force: only springs can be updated; remove an applied force and add another"};
+  if (!spring) return field_error(ErrorCode::invalid_argument, "force", "only springs can be updated; remove an applied force and add another");
   const std::uint32_t bytes = Footprint::force(core.value());
   if (Status ok = fits(footprint_.of(fid), bytes); !ok) return prefixed(ok.error(), "force");
   if (Status ok = world_.update_spring(fid, *spring); !ok) return force_error(ok.error(), def);
@@ -336,7 +336,7 @@ Status HostedWorld::run_command(const v1::Command& c, v1::CommandResult* out) {
     case v1::Command::kApplyImpulse: return apply_impulse(c.apply_impulse());
     case v1::Command::COMMAND_NOT_SET: break;
   }
-  return Error{ErrorCode::invalid_argument, "command: no command set"};
+  return field_error(ErrorCode::invalid_argument, "command", "no command set");
 }
 
 Status HostedWorld::apply_batch(const Repeated<v1::Command>& commands, Repeated<v1::CommandResult>* results) {
@@ -352,7 +352,7 @@ Status HostedWorld::apply_batch(const Repeated<v1::Command>& commands, Repeated<
 }
 
 Status HostedWorld::update(const WorldSettings& settings, const Limits& limits) {
-  if (Status ok = world_.set_settings(settings); !ok) return Error{ok.error().code, "settings." + ok.error().message};
+  if (Status ok = world_.set_settings(settings); !ok) return prefixed(ok.error(), "settings");
   limits_ = limits;
   changes_.settings_changed();
   return ok_status();

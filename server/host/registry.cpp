@@ -14,12 +14,12 @@ bool valid_name(const std::string& name) {
 Result<std::shared_ptr<WorldHost>> Registry::create(const std::string& name, World world, Names names, Limits limits,
                                                     bool paused) {
   if (!valid_name(name))
-    return Error{ErrorCode::invalid_argument,
-                 "name: " + quote(name) + " is not a world name (1 to 64 letters, digits, '-', '_' or '.')"};
+    return field_error(ErrorCode::invalid_argument,
+                 "name", quote(name) + " is not a world name (1 to 64 letters, digits, '-', '_' or '.')");
   reap();
   std::lock_guard lock(mutex_);
   if (worlds_.count(name))
-    return Error{ErrorCode::failed_precondition, "name: a world named " + quote(name) + " exists"};
+    return field_error(ErrorCode::failed_precondition, "name", "a world named " + quote(name) + " exists");
   if (static_cast<int>(worlds_.size()) >= limits_.max_worlds)
     return Error{ErrorCode::resource_exhausted,
                  "the server holds its maximum of " + std::to_string(limits_.max_worlds) +

@@ -9,8 +9,8 @@ namespace {
 Status take_count(bool has, int value, int cap, const char* field, int& into) {
   if (!has) return ok_status();
   if (value < 1 || value > cap)
-    return Error{ErrorCode::invalid_argument, std::string("limits.") + field + ": must be 1 to " + std::to_string(cap) +
-                                                  " on this server, got " + std::to_string(value)};
+    return field_error(ErrorCode::invalid_argument, std::string("limits.") + field, "must be 1 to " + std::to_string(cap) +
+                                                  " on this server, got " + std::to_string(value));
   into = value;
   return ok_status();
 }
@@ -27,8 +27,8 @@ Result<Limits> merge(const v1::WorldLimits& asked, const ServerLimits& server, L
     return s.error();
   if (asked.has_max_error()) {
     if (!(std::isfinite(asked.max_error()) && asked.max_error() >= 0.0))
-      return Error{ErrorCode::invalid_argument,
-                   "limits.max_error: must be ≥ 0 (m or rad; 0: no bound), got " + std::to_string(asked.max_error())};
+      return field_error(ErrorCode::invalid_argument,
+                   "limits.max_error", "must be ≥ 0 (m or rad; 0: no bound), got " + std::to_string(asked.max_error()));
     out.max_error = asked.max_error();
   }
   return out;
@@ -53,9 +53,9 @@ Result<Limits> updated_limits(const v1::WorldLimits& asked, const ServerLimits& 
                 {"max_forces", out.value().max_forces, w.core().force_count(), "forces"}};
   for (const auto& c : counts)
     if (static_cast<std::size_t>(c.limit) < c.held)
-      return Error{ErrorCode::failed_precondition, std::string("limits.") + c.field + ": the world holds " +
+      return field_error(ErrorCode::failed_precondition, std::string("limits.") + c.field, "the world holds " +
                                                        std::to_string(c.held) + " " + c.what + ", more than " +
-                                                       std::to_string(c.limit) + "; remove some first"};
+                                                       std::to_string(c.limit) + "; remove some first");
   return out;
 }
 

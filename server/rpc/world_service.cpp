@@ -61,7 +61,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
     if (!settings) return fail(settings.error());
     if (Status ok = check_settings(settings.value(), registry_.limits().settings); !ok) return fail(ok.error());
     Result<World> world = World::create(settings.value());
-    if (!world) return fail(Error{world.error().code, "settings." + world.error().message});
+    if (!world) return fail(prefixed(world.error(), "settings"));
     Result<Limits> limits = limits_from_proto(req->limits(), registry_.limits());
     if (!limits) return fail(limits.error());
     Result<std::shared_ptr<WorldHost>> host =

@@ -87,8 +87,12 @@ TEST(Settings, CoreErrorsGetTheProtoPath) {
   Result<World> w = World::create(s.value());
   ASSERT_FALSE(w);
   EXPECT_EQ(settings_error(w.error()).message.substr(0, 19), "settings.substeps: ");
-  EXPECT_EQ(settings_error(Error{ErrorCode::invalid_argument, "dt: must be > 0"}).message,
-            "settings.tick_rate: must be > 0");
+  // The path is rewritten from the error's field, never read from its text.
+  const Error mapped = settings_error(field_error(ErrorCode::invalid_argument, "dt", "must be > 0"));
+  EXPECT_EQ(mapped.message, "settings.tick_rate: must be > 0");
+  EXPECT_EQ(mapped.field, "settings.tick_rate");
+  EXPECT_EQ(settings_error(Error{ErrorCode::invalid_argument, "dt: looks like a field, is not one"}).message,
+            "settings: dt: looks like a field, is not one");
 }
 
 // --- bodies ---

@@ -4,6 +4,7 @@
 
 #include <cassert>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -19,7 +20,19 @@ enum class ErrorCode {
 struct Error {
   ErrorCode code = ErrorCode::invalid_argument;
   std::string message;  // names the field and the reason, e.g. "mass: must be > 0, got -1"
+  // The field at fault, as a path in the def or settings the call took
+  // ("mass", "shape.radius"; "a, b" when two conflict; empty: the call as a
+  // whole). The message starts with it and ": ", so a caller that holds the
+  // def inside its own request rewrites the path without reading the text.
+  std::string field{};
 };
+
+// An error about `field`: its message reads "field: reason".
+inline Error field_error(ErrorCode code, std::string field, std::string_view reason) {
+  std::string message = field + ": ";
+  message += reason;
+  return {code, std::move(message), std::move(field)};
+}
 
 // The value of a call that may fail. Small on purpose: ok(), value(), error().
 template <class T>

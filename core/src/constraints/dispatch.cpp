@@ -2,6 +2,7 @@
 #include <cmath>
 #include <string>
 
+#include "../checks.hpp"
 #include "constraint.hpp"
 #include "parts.hpp"
 
@@ -16,63 +17,43 @@ struct Overload : F... {
 template <class... F>
 Overload(F...) -> Overload<F...>;
 
-Error invalid(std::string message) { return {ErrorCode::invalid_argument, std::move(message)}; }
-
-std::string vec_text(const Vec3& v) {
-  return "(" + std::to_string(v.x()) + ", " + std::to_string(v.y()) + ", " + std::to_string(v.z()) + ")";
-}
-
-// A point or direction: finite, and in the plane in 2D.
-Status check_vec(const char* field, const Vec3& v, int dim) {
-  if (!v.allFinite()) return invalid(std::string(field) + ": must be finite, got " + vec_text(v));
-  if (dim == 2 && v.z() != 0.0) return invalid(std::string(field) + ": z must be 0 in a 2D world, got " + vec_text(v));
-  return ok_status();
-}
-
 Status check_direction(const char* field, const Vec3& v, int dim) {
   if (Status s = check_vec(field, v, dim); !s) return s;
-  if (v.norm() < 1e-12) return invalid(std::string(field) + ": must be a non-zero direction");
+  if (v.norm() < 1e-12) return invalid_argument(field, "must be a non-zero direction");
   return ok_status();
 }
 
 // A length that is either "current" (NaN) or finite and > 0.
 Status check_length_or_current(const char* field, double x) {
   if (std::isnan(x)) return ok_status();
-  if (!std::isfinite(x) || x <= 0.0) return invalid(std::string(field) + ": must be > 0 (or NaN for the current value), got " + std::to_string(x));
-  return ok_status();
-}
-
-Status check_positive(const char* field, double x) {
-  if (!std::isfinite(x) || x <= 0.0) return invalid(std::string(field) + ": must be finite and > 0, got " + std::to_string(x));
+  if (!std::isfinite(x) || x <= 0.0) return invalid_argument(field, "must be > 0 (or NaN for the current value), got " + std::to_string(x));
   return ok_status();
 }
 
 Status check_finite_or_current(const char* field, double x) {
-  if (std::isinf(x)) return invalid(std::string(field) + ": must be finite (or NaN for the current value)");
+  if (std::isinf(x)) return invalid_argument(field, "must be finite (or NaN for the current value)");
   return ok_status();
 }
 
 // The two ends of a two-body constraint: b is a body, a a different body or the world.
 Status check_pair(BodyId a, BodyId b, const char* name_a = "a", const char* name_b = "b") {
-  if (b.is_null()) return invalid(std::string(name_b) + ": must name a body");
-  if (a == b) return invalid(std::string(name_a) + ", " + name_b + ": name the same body; the constraint needs two different bodies");
+  if (b.is_null()) return invalid_argument(name_b, "must name a body");
+  if (a == b) return invalid_argument(std::string(name_a) + ", " + name_b, "name the same body; the constraint needs two different bodies");
   return ok_status();
 }
 
 Status need_2d(const char* type, int dim) {
-  if (dim != 2) return invalid(std::string(type) + ": needs a 2D world (rotations are 2D only)");
+  if (dim != 2) return invalid_argument(type, "needs a 2D world (rotations are 2D only)");
   return ok_status();
 }
 
 Status need_rigid(const char* field, BodyFacts f, bool world_ok) {
   if (!f.exists && world_ok) return ok_status();
-  if (!f.exists) return invalid(std::string(field) + ": must name a rigid body");
-  if (!f.rigid) return invalid(std::string(field) + ": must be a rigid body (it has no angle), got a particle");
+  if (!f.exists) return invalid_argument(field, "must name a rigid body");
+  if (!f.rigid) return invalid_argument(field, "must be a rigid body (it has no angle), got a particle");
   return ok_status();
 }
 
-#define LINKAGE_CHECK(expr) \
-  if (Status s_ = (expr); !s_) return s_
 
 }  // namespace
 
@@ -137,7 +118,7 @@ Status validate_constraint(const ConstraintDef& def, int dim, BodyFacts a, BodyF
             return check_length_or_current("radius", c.radius);
           },
           [&](const PointOnPlaneDef& c) -> Status {
-            if (dim != 3) return invalid("point_on_plane: needs a 3D world; in 2D use point_on_line");
+            if (dim != 3) return invalid_argument("point_on_plane", "needs a 3D world; in 2D use point_on_line");
             LINKAGE_CHECK(check_pair(c.a, c.b));
             LINKAGE_CHECK(check_vec("anchor_a", c.anchor_a, dim));
             LINKAGE_CHECK(check_vec("anchor_b", c.anchor_b, dim));
@@ -161,7 +142,7 @@ Status validate_constraint(const ConstraintDef& def, int dim, BodyFacts a, BodyF
           },
           [&](const GearDef& c) -> Status {
             LINKAGE_CHECK(need_2d("gear", dim));
-            if (c.a.is_null()) return invalid("a: must name a body; a gear meshes two bodies");
+            if (c.a.is_null()) return invalid_argument("a", "must name a body; a gear meshes two bodies");
             LINKAGE_CHECK(check_pair(c.a, c.b));
             LINKAGE_CHECK(need_rigid("a", a, false));
             LINKAGE_CHECK(need_rigid("b", b, false));
@@ -171,7 +152,7 @@ Status validate_constraint(const ConstraintDef& def, int dim, BodyFacts a, BodyF
           },
           [&](const RackAndPinionDef& c) -> Status {
             LINKAGE_CHECK(need_2d("rack_and_pinion", dim));
-            if (c.rack.is_null()) return invalid("rack: must name a body");
+            if (c.rack.is_null()) return invalid_argument("rack", "must name a body");
             LINKAGE_CHECK(check_pair(c.rack, c.pinion, "rack", "pinion"));
             LINKAGE_CHECK(need_rigid("pinion", b, false));
             LINKAGE_CHECK(check_vec("anchor", c.anchor, dim));
@@ -181,9 +162,9 @@ Status validate_constraint(const ConstraintDef& def, int dim, BodyFacts a, BodyF
           },
           [&](const MotorDef& c) -> Status {
             LINKAGE_CHECK(check_pair(c.a, c.b));
-            if (!std::isfinite(c.speed)) return invalid("speed: must be finite, got " + std::to_string(c.speed));
+            if (!std::isfinite(c.speed)) return invalid_argument("speed", "must be finite, got " + std::to_string(c.speed));
             if (std::isnan(c.max_force) || c.max_force <= 0.0)
-              return invalid("max_force: must be > 0 (infinity for no limit), got " + std::to_string(c.max_force));
+              return invalid_argument("max_force", "must be > 0 (infinity for no limit), got " + std::to_string(c.max_force));
             if (c.kind == MotorKind::angular) {
               LINKAGE_CHECK(need_2d("angular motor", dim));
               LINKAGE_CHECK(need_rigid("a", a, true));
@@ -192,7 +173,7 @@ Status validate_constraint(const ConstraintDef& def, int dim, BodyFacts a, BodyF
             return check_direction("axis", c.axis, dim);
           },
           [&](const TrajectoryDef& c) -> Status {
-            if (c.body.is_null()) return invalid("body: must name a body");
+            if (c.body.is_null()) return invalid_argument("body", "must name a body");
             LINKAGE_CHECK(check_vec("anchor", c.anchor, dim));
             LINKAGE_CHECK(check_vec("path.origin", c.path.origin, dim));
             LINKAGE_CHECK(check_vec("path.velocity", c.path.velocity, dim));
