@@ -1,12 +1,14 @@
 #pragma once
-// The one small interface every constraint type implements, and the one
-// dispatch point over the ConstraintDef variant.
+// The one small interface every constraint type implements (each in its
+// own file: name, bodies, rows, checks, "current" values, C, J, J̇q̇, c_tt),
+// and the one dispatch point over the ConstraintDef variant (dispatch.cpp).
 //
 // A constraint sees the two bodies it names as BodyViews (the world, for a
 // null id, is a body that does not move) and fills Rows: per row its C, Ċ,
 // J̇q̇ and c_tt, and its Jacobian blocks with respect to each body's DOF.
 
 #include <cmath>
+#include <string_view>
 
 #include <Eigen/Core>
 
@@ -79,18 +81,29 @@ ConstraintDef resolve_constraint(const ConstraintDef& def, const BodyView& a, co
 void evaluate_constraint(const ConstraintDef& def, const BodyView& a, const BodyView& b, double t, int dimension,
                          Rows& out);
 
-// Each type's own evaluate, one per file.
-void evaluate(const DistanceDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
-void evaluate(const RopeDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
-void evaluate(const PinDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
-void evaluate(const PointOnLineDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
-void evaluate(const PointOnCircleDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
-void evaluate(const PointOnPlaneDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
-void evaluate(const WeldDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
-void evaluate(const RelativeAngleDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
-void evaluate(const GearDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
-void evaluate(const RackAndPinionDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
-void evaluate(const MotorDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
-void evaluate(const TrajectoryDef&, const BodyView&, const BodyView&, double t, int dim, Rows&);
+// What each type's file says of it, one overload per def type: its name,
+// the bodies it names (a, b), its row count, its checks, its "current"
+// values measured at a state, and its rows.
+#define LINKAGE_CONSTRAINT_TYPE(Def)                                   \
+  std::string_view type_name(const Def&);                              \
+  BodyPair bodies_of(const Def&);                                      \
+  int row_count(const Def&, int dim);                                  \
+  Status validate(const Def&, int dim, BodyFacts a, BodyFacts b);      \
+  void resolve(Def&, const BodyView& a, const BodyView& b, double t); \
+  void evaluate(const Def&, const BodyView& a, const BodyView& b, double t, int dim, Rows& out);
+
+LINKAGE_CONSTRAINT_TYPE(DistanceDef)
+LINKAGE_CONSTRAINT_TYPE(RopeDef)
+LINKAGE_CONSTRAINT_TYPE(PinDef)
+LINKAGE_CONSTRAINT_TYPE(PointOnLineDef)
+LINKAGE_CONSTRAINT_TYPE(PointOnCircleDef)
+LINKAGE_CONSTRAINT_TYPE(PointOnPlaneDef)
+LINKAGE_CONSTRAINT_TYPE(WeldDef)
+LINKAGE_CONSTRAINT_TYPE(RelativeAngleDef)
+LINKAGE_CONSTRAINT_TYPE(GearDef)
+LINKAGE_CONSTRAINT_TYPE(RackAndPinionDef)
+LINKAGE_CONSTRAINT_TYPE(MotorDef)
+LINKAGE_CONSTRAINT_TYPE(TrajectoryDef)
+#undef LINKAGE_CONSTRAINT_TYPE
 
 }  // namespace linkage

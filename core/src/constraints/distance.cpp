@@ -1,9 +1,25 @@
 // Distance (rod): C = |d| − L, d = p_b − p_a, n = d/|d|.
 //   Ċ = n·ḋ,   J = nᵀ [−J_pa | J_pb],
 //   J̇q̇ = n·(bias_b − bias_a) + (|ḋ|² − (n·ḋ)²) / |d|      (from ṅ = (ḋ − n(n·ḋ))/|d|).
+#include "checks.hpp"
 #include "parts.hpp"
 
 namespace linkage {
+
+std::string_view type_name(const DistanceDef&) { return "distance"; }
+BodyPair bodies_of(const DistanceDef& c) { return {c.a, c.b}; }
+int row_count(const DistanceDef&, int) { return 1; }
+
+Status validate(const DistanceDef& c, int dim, BodyFacts, BodyFacts) {
+  LINKAGE_CHECK(check_pair(c.a, c.b));
+  LINKAGE_CHECK(check_vec("anchor_a", c.anchor_a, dim));
+  LINKAGE_CHECK(check_vec("anchor_b", c.anchor_b, dim));
+  return check_length_or_current("length", c.length);
+}
+
+void resolve(DistanceDef& c, const BodyView& a, const BodyView& b, double) {
+  if (std::isnan(c.length)) c.length = separation(a, c.anchor_a, b, c.anchor_b).d.norm();
+}
 
 void evaluate(const DistanceDef& c, const BodyView& a, const BodyView& b, double, int, Rows& out) {
   const Separation s = separation(a, c.anchor_a, b, c.anchor_b);

@@ -4,9 +4,23 @@
 //   J_b = nᵀ J_pb,   J_a = −nᵀ J_pa + (d·n⊥) e_θ,
 //   J̇q̇ = (bias_b − bias_a)·n + 2 ḋ·ṅ − ω_a² d·n.
 // 2D: one normal, u⊥. 3D: two normals (a is a particle or the world).
+#include "checks.hpp"
 #include "parts.hpp"
 
 namespace linkage {
+
+std::string_view type_name(const PointOnLineDef&) { return "point_on_line"; }
+BodyPair bodies_of(const PointOnLineDef& c) { return {c.a, c.b}; }
+int row_count(const PointOnLineDef&, int dim) { return dim == 2 ? 1 : 2; }
+
+Status validate(const PointOnLineDef& c, int dim, BodyFacts, BodyFacts) {
+  LINKAGE_CHECK(check_pair(c.a, c.b));
+  LINKAGE_CHECK(check_vec("anchor_a", c.anchor_a, dim));
+  LINKAGE_CHECK(check_vec("anchor_b", c.anchor_b, dim));
+  return check_direction("axis", c.axis, dim);
+}
+
+void resolve(PointOnLineDef&, const BodyView&, const BodyView&, double) {}  // nothing is "current"
 
 void evaluate(const PointOnLineDef& c, const BodyView& a, const BodyView& b, double, int dim, Rows& out) {
   const Separation s = separation(a, c.anchor_a, b, c.anchor_b);

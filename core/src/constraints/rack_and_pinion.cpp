@@ -4,9 +4,32 @@
 //   Ċ = ė·u + e·u̇ − r ω_b,   u̇ = ω_a u⊥ (0 for a particle rack),
 //   J_a = uᵀ J_pa + (e·u⊥) e_θ,   J_b = [−uᵀ, −r],
 //   J̇q̇ = bias_a·u + 2 ė·u̇ − ω_a² e·u.
+#include "checks.hpp"
 #include "parts.hpp"
 
 namespace linkage {
+
+std::string_view type_name(const RackAndPinionDef&) { return "rack_and_pinion"; }
+BodyPair bodies_of(const RackAndPinionDef& c) { return {c.rack, c.pinion}; }
+int row_count(const RackAndPinionDef&, int) { return 1; }
+
+Status validate(const RackAndPinionDef& c, int dim, BodyFacts, BodyFacts b) {
+  LINKAGE_CHECK(need_2d("rack_and_pinion", dim));
+  if (c.rack.is_null()) return invalid_argument("rack", "must name a body");
+  LINKAGE_CHECK(check_pair(c.rack, c.pinion, "rack", "pinion"));
+  LINKAGE_CHECK(need_rigid("pinion", b, false));
+  LINKAGE_CHECK(check_vec("anchor", c.anchor, dim));
+  LINKAGE_CHECK(check_direction("axis", c.axis, dim));
+  LINKAGE_CHECK(check_positive("radius", c.radius));
+  return check_finite_or_current("offset", c.offset);
+}
+
+void resolve(RackAndPinionDef& c, const BodyView& a, const BodyView& b, double t) {
+  if (!std::isnan(c.offset)) return;
+  RackAndPinionDef probe = c;
+  probe.offset = 0.0;
+  c.offset = constraint_value(probe, a, b, t);
+}
 
 void evaluate(const RackAndPinionDef& c, const BodyView& a, const BodyView& b, double, int, Rows& out) {
   const Anchor pa = anchor(a, c.anchor);

@@ -4,9 +4,26 @@
 //   g' = v + A ⊙ ω ⊙ cos(ω t + φ),   g'' = −A ⊙ ω² ⊙ sin(ω t + φ).
 #include <numbers>
 
+#include "checks.hpp"
 #include "parts.hpp"
 
 namespace linkage {
+
+std::string_view type_name(const TrajectoryDef&) { return "trajectory"; }
+BodyPair bodies_of(const TrajectoryDef& c) { return {BodyId{}, c.body}; }
+int row_count(const TrajectoryDef&, int dim) { return dim; }
+
+Status validate(const TrajectoryDef& c, int dim, BodyFacts, BodyFacts) {
+  if (c.body.is_null()) return invalid_argument("body", "must name a body");
+  LINKAGE_CHECK(check_vec("anchor", c.anchor, dim));
+  LINKAGE_CHECK(check_vec("path.origin", c.path.origin, dim));
+  LINKAGE_CHECK(check_vec("path.velocity", c.path.velocity, dim));
+  LINKAGE_CHECK(check_vec("path.amplitude", c.path.amplitude, dim));
+  LINKAGE_CHECK(check_vec("path.frequency", c.path.frequency, dim));
+  return check_vec("path.phase", c.path.phase, dim);
+}
+
+void resolve(TrajectoryDef&, const BodyView&, const BodyView&, double) {}  // nothing is "current"
 
 void evaluate(const TrajectoryDef& c, const BodyView&, const BodyView& b, double t, int dim, Rows& out) {
   const Anchor p = anchor(b, c.anchor);
