@@ -120,6 +120,20 @@ Status HostedWorld::create_bodies(const Repeated<v1::BodyDef>& defs, Repeated<v1
       [&] { return create_each(defs, "bodies", [this](const v1::BodyDef& d) { return create_body(d); }, ids); });
 }
 
+namespace {
+
+// Whether every path of a non-empty mask names part of a body's state.
+bool names_state_only(const google::protobuf::FieldMask& mask) {
+  if (mask.paths_size() == 0) return false;
+  for (const std::string& path : mask.paths()) {
+    const std::string_view field = std::string_view(path).substr(0, path.find('.'));
+    if (field != "position" && field != "velocity" && field != "angle" && field != "angular_velocity") return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<BodyId> HostedWorld::update_body(const v1::BodyRef& body, const v1::BodyDef& given,
                                         const google::protobuf::FieldMask& mask) {
   Result<BodyId> id = find_body(body);
@@ -140,7 +154,13 @@ Result<BodyId> HostedWorld::update_body(const v1::BodyRef& body, const v1::BodyD
   const std::size_t name = rename ? def.name().size() : names_.body_name(id.value()).size();
   const std::uint32_t bytes = Footprint::body(core.value(), name, dimension());
   if (Status ok = fits(footprint_.of(id.value()), bytes); !ok) return prefixed(ok.error(), "def");
-  if (Status ok = world_.update_body(id.value(), core.value()); !ok) return body_error(ok.error(), "def");
+  // A mask of state alone moves the body and leaves its model (and all the
+  // world derived from it) as it is.
+  const BodyDef& d = core.value();
+  const Status changed = names_state_only(mask)
+                             ? world_.set_body_state(id.value(), {d.position, d.angle, d.velocity, d.angular_velocity})
+                             : world_.update_body(id.value(), d);
+  if (!changed) return body_error(changed.error(), "def");
   if (rename) names_.add_body(def.name(), id.value()).value();
   footprint_.set(id.value(), bytes);
   changes_.updated(id.value());

@@ -96,6 +96,34 @@ TEST_F(FieldMask, AMassChangeLeavesARunningBodysStateAlone) {
   EXPECT_GT(d.velocity().x() * d.velocity().x() + d.velocity().y() * d.velocity().y(), 0.01);
 }
 
+// A mask of state alone is the body's state set apart from its model
+// (World::set_body_state): the body moves, its model stays, and a state the
+// body cannot take is refused as a whole def's would be.
+TEST_F(FieldMask, AStateMaskMovesTheBodyAlone) {
+  const v1::Body before = get_body(c, "masks", "bob");
+  v1::UpdateBodyRequest r = body_update("masks", "bob", {"position", "velocity.x"});
+  r.mutable_def()->mutable_position()->set_x(0.6);
+  r.mutable_def()->mutable_position()->set_y(-0.8);
+  r.mutable_def()->mutable_velocity()->set_x(2);
+  r.mutable_def()->set_mass(99);  // not named: ignored
+  v1::UpdateBodyResponse resp;
+  ASSERT_TRUE(c.bodies->UpdateBody(context().get(), r, &resp).ok());
+  v1::Body expected = before;
+  expected.mutable_def()->mutable_position()->set_x(0.6);
+  expected.mutable_def()->mutable_position()->set_y(-0.8);
+  expected.mutable_def()->mutable_velocity()->set_x(2);
+  EXPECT_TRUE(MessageDifferencer::Equals(resp.body(), expected))
+      << resp.body().ShortDebugString() << "\nvs\n" << expected.ShortDebugString();
+
+  v1::UpdateBodyRequest bad = body_update("masks", "bob", {"angle"});
+  bad.mutable_def()->set_angle(1.0);  // bob is a particle
+  const grpc::Status s = c.bodies->UpdateBody(context().get(), bad, &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("def.angle, def.angular_velocity: a particle has no angle"), std::string::npos)
+      << s.error_message();
+  EXPECT_TRUE(MessageDifferencer::Equals(get_body(c, "masks", "bob"), expected));
+}
+
 TEST_F(FieldMask, UpdateConstraintAndForceChangeOnlyTheNamedFields) {
   v1::GetConstraintRequest get;
   get.set_world("masks");
