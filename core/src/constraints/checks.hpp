@@ -28,4 +28,14 @@ double constraint_value(const Def& def, const BodyView& a, const BodyView& b, do
   return rows.C[0];
 }
 
+// A "current" offset c (gear, rack and pinion: C = ... − c) is the C the
+// state gives with c = 0.
+template <class Def>
+void resolve_offset(Def& c, const BodyView& a, const BodyView& b, double t) {
+  if (!std::isnan(c.offset)) return;
+  Def probe = c;
+  probe.offset = 0.0;
+  c.offset = constraint_value(probe, a, b, t);
+}
+
 }  // namespace linkage

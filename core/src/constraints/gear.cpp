@@ -20,10 +20,7 @@ Status validate(const GearDef& c, int dim, BodyFacts a, BodyFacts b) {
 }
 
 void resolve(GearDef& c, const BodyView& a, const BodyView& b, double t) {
-  if (!std::isnan(c.offset)) return;
-  GearDef probe = c;
-  probe.offset = 0.0;
-  c.offset = constraint_value(probe, a, b, t);
+  resolve_offset(c, a, b, t);
 }
 
 void evaluate(const GearDef& c, const BodyView& a, const BodyView& b, double, int, Rows& out) {

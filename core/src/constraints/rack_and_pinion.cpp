@@ -25,10 +25,7 @@ Status validate(const RackAndPinionDef& c, int dim, BodyFacts, BodyFacts b) {
 }
 
 void resolve(RackAndPinionDef& c, const BodyView& a, const BodyView& b, double t) {
-  if (!std::isnan(c.offset)) return;
-  RackAndPinionDef probe = c;
-  probe.offset = 0.0;
-  c.offset = constraint_value(probe, a, b, t);
+  resolve_offset(c, a, b, t);
 }
 
 void evaluate(const RackAndPinionDef& c, const BodyView& a, const BodyView& b, double, int, Rows& out) {
