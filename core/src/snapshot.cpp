@@ -121,7 +121,9 @@ class Writer {
   std::string bytes;
 
  private:
-  void raw(const void* p, std::size_t n) { bytes.append(static_cast<const char*>(p), n); }
+  void raw(const void* p, std::size_t n) {
+    if (n > 0) bytes.append(static_cast<const char*>(p), n);  // an empty vector's data() may be null
+  }
   template <class T>
     requires std::is_arithmetic_v<T>
   void put(T x) {
@@ -188,6 +190,7 @@ class Reader {
     in_ = {};
   }
   bool raw(void* p, std::size_t n) {
+    if (n == 0) return true;  // an empty vector's data() may be null, which memcpy must not see
     if (in_.size() < n) {
       fail("the bytes end inside a record (truncated)");
       std::memset(p, 0, n);
