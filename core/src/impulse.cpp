@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "body_view.hpp"
+#include "contacts.hpp"
 #include "constraint_system.hpp"
 #include "forces.hpp"
 #include "projection.hpp"
@@ -206,12 +208,21 @@ void sequential_impulses(const WorldModel& m, WorldData& d, Workspace& ws, doubl
   soften_rows(ws, h);
   gather_warm(m, d, ws, h);
   SequentialImpulses si(ws, v, h);
+  // Contacts are found at the step's start and solved beside the joints in
+  // every sweep, joints first (as Box2D orders them).
+  std::optional<ContactSolver> contacts;
+  if (s.contacts) contacts.emplace(m, d, v, h);
   si.warm_start(v);
+  if (contacts) contacts->warm_start(v);
   // Velocity sweeps: J v + b = 0, warm-started; their impulses are stored
   // for the next step.
   const Eigen::VectorXd physics = velocity_bias(ws, h);
   const double start = si.residual(v, physics);
-  for (int i = 0; i < s.velocity_iterations; ++i) si.sweep(v, physics);
+  for (int i = 0; i < s.velocity_iterations; ++i) {
+    si.sweep(v, physics);
+    if (contacts) contacts->sweep(v);
+  }
+  if (contacts) contacts->restitute(v);
   SolveStats stats;
   stats.iterations = s.velocity_iterations + s.position_iterations + s.relax_iterations;
   stats.residual = start > 0.0 ? si.residual(v, physics) / start : 0.0;
@@ -225,8 +236,15 @@ void sequential_impulses(const WorldModel& m, WorldData& d, Workspace& ws, doubl
   // that drift is fixed without adding kinetic energy.
   if (!s.project_positions) {
     const std::vector<char> held_rows = ws.held;
-    for (int i = 0; i < s.position_iterations; ++i) correct_positions(m, d, ws, t + h, held_rows);
+    for (int i = 0; i < s.position_iterations; ++i) {
+      correct_positions(m, d, ws, t + h, held_rows);
+      if (contacts) contacts->correct_positions(d.q);
+    }
+  } else if (contacts) {
+    for (int i = 0; i < s.position_iterations; ++i) contacts->correct_positions(d.q);
   }
+  if (contacts) contacts->store(d.contacts);
+  else d.contacts.clear();
   // With SHAKE on, RATTLE does what relax would (exactly), and relaxing the
   // velocities before SHAKE moves the positions would break SHAKE's
   // conservation of angular momentum.

@@ -102,6 +102,9 @@ Result<MassProperties> body_mass_properties(const BodyDef& def, int dim) {
   LINKAGE_CHECK(check_nonnegative("linear_damping", def.linear_damping));
   LINKAGE_CHECK(check_nonnegative("angular_damping", def.angular_damping));
   if (!(std::isfinite(def.density) && def.density > 0.0)) return invalid_argument("density", "must be > 0, got " + number_text(def.density));
+  LINKAGE_CHECK(check_nonnegative("material.friction", def.material.friction));
+  if (!(def.material.restitution >= 0.0 && def.material.restitution <= 1.0))
+    return invalid_argument("material.restitution", "must be in [0, 1], got " + number_text(def.material.restitution));
 
   Result<MassProperties> from_shape = shape_properties(def.shape, def.density);
   if (!from_shape) return from_shape.error();

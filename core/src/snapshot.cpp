@@ -58,15 +58,20 @@ template <class A> void describe(A& a, Of<WorldSettings> auto& s) {
     s.solver_tolerance, s.solver_max_iterations, s.regularization, s.warm_start, s.threads, s.dynamics, s.baumgarte,
     s.velocity_iterations, s.relax_iterations, s.position_iterations, s.max_translation, s.max_rotation,
     s.max_correction, s.project_positions, s.project_velocities, s.projection, s.projection_tolerance,
-    s.projection_max_iterations);
+    s.projection_max_iterations, s.contacts, s.contact_margin, s.contact_slop, s.restitution_threshold);
 }
 template <class A> void describe(A&, Of<NoShape> auto&) {}
 template <class A> void describe(A& a, Of<Disk> auto& s) { a(s.radius); }
 template <class A> void describe(A& a, Of<Box> auto& s) { a(s.half_width, s.half_height); }
 template <class A> void describe(A& a, Of<Polygon> auto& s) { a(s.vertices); }
+template <class A> void describe(A& a, Of<Material> auto& m) { a(m.friction, m.restitution); }
+template <class A> void describe(A& a, Of<Filter> auto& f) { a(f.category, f.mask, f.group); }
 template <class A> void describe(A& a, Of<BodyRecord> auto& r) {
   a(r.id, r.kind, r.motion, r.offset, r.dof, r.mass, r.inertia, r.inv_mass, r.inv_inertia, r.shape, r.linear_damping,
-    r.angular_damping);
+    r.angular_damping, r.material, r.filter);
+}
+template <class A> void describe(A& a, Of<ContactRecord> auto& c) {
+  a(c.a, c.b, c.feature, c.point, c.normal, c.separation, c.normal_impulse, c.tangent_impulse);
 }
 template <class A> void describe(A& a, Of<DistanceDef> auto& c) { a(c.a, c.b, c.anchor_a, c.anchor_b, c.length); }
 template <class A> void describe(A& a, Of<RopeDef> auto& c) { a(c.a, c.b, c.anchor_a, c.anchor_b, c.max_length); }
@@ -106,7 +111,7 @@ template <class A> void describe(A& a, Of<WorldModel> auto& m) {
     m.model_version, m.settings_version);
 }
 template <class A> void describe(A& a, Of<WorldData> auto& d) {
-  a(d.q, d.v, d.constraints, d.steps_left, d.time, d.steps, d.diagnostics);
+  a(d.q, d.v, d.constraints, d.steps_left, d.contacts, d.time, d.steps, d.diagnostics);
 }
 
 template <class T>
@@ -305,6 +310,8 @@ Status check_decoded(const WorldModel& m, const WorldData& d) {
   if (d.q.size() != offset || d.v.size() != offset) return corrupt("q and q̇ do not hold the bodies' DOF");
   if (d.constraints.size() != m.constraints.size()) return corrupt("the constraints' data do not match the constraints");
   if (d.steps_left.size() != m.forces.size()) return corrupt("the forces' data do not match the forces");
+  for (const ContactRecord& c : d.contacts)
+    if (m.body_ids.find(c.a) < 0 || m.body_ids.find(c.b) < 0) return corrupt("a contact names a body the world does not hold");
 
   auto index = [&](BodyId id) { return id.is_null() ? -1 : m.body_ids.find(id); };
   auto facts = [&](int i) {

@@ -110,6 +110,7 @@ Status World::set_settings(const WorldSettings& settings) {
   m.settings = settings;
   ++m.model_version;
   ++m.settings_version;
+  if (!settings.contacts) p_->data.contacts.clear();
   return ok_status();
 }
 
@@ -294,6 +295,17 @@ std::uint64_t World::state_hash() const {
     mix(c.warm.data(), sizeof c.warm);
   }
   return h;
+}
+
+// --- contacts ---
+
+std::vector<ContactInfo> World::contacts() const {
+  std::vector<ContactInfo> out;
+  out.reserve(p_->data.contacts.size());
+  for (const ContactRecord& c : p_->data.contacts)
+    out.push_back({c.a, c.b, Vec3(c.point.x(), c.point.y(), 0.0), Vec3(c.normal.x(), c.normal.y(), 0.0), c.separation,
+                   c.normal_impulse, c.tangent_impulse});
+  return out;
 }
 
 // --- listings ---

@@ -22,6 +22,8 @@ void fill_record(BodyRecord& r, const BodyDef& def, const MassProperties& mp) {
   r.shape = mp.shape;
   r.linear_damping = def.linear_damping;
   r.angular_damping = def.angular_damping;
+  r.material = def.material;
+  r.filter = def.filter;
 }
 
 void write_state(const WorldModel& m, WorldData& d, const BodyRecord& r, const BodyState& state) {
@@ -170,6 +172,8 @@ Result<Removed> World::remove_body(BodyId id) {
     return gone;
   });
 
+  std::erase_if(d.contacts, [&](const ContactRecord& c) { return c.a == id || c.b == id; });
+
   std::vector<int> offsets;
   for (const BodyRecord& r : m.bodies) offsets.push_back(r.offset);
   offsets.erase(offsets.begin() + index);
@@ -202,6 +206,8 @@ Result<BodyInfo> World::body(BodyId id) const {
   info.shape = r.shape;
   info.linear_damping = r.linear_damping;
   info.angular_damping = r.angular_damping;
+  info.material = r.material;
+  info.filter = r.filter;
   return info;
 }
 

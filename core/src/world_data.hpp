@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include <Eigen/Core>
@@ -29,6 +30,8 @@ struct BodyRecord {
   double inv_mass = 0.0, inv_inertia = 0.0;  // 0 unless dynamic
   Shape shape;
   double linear_damping = 0.0, angular_damping = 0.0;
+  Material material;
+  Filter filter;
 };
 
 struct ConstraintRecord {
@@ -79,11 +82,24 @@ struct ConstraintState {
   std::array<double, 3> warm{};  // λ of the last solve: the next solve's first guess
 };
 
+// A contact point of the last step: the next step's warm start (matched by
+// the bodies and the feature id) and what World::contacts reports.
+struct ContactRecord {
+  BodyId a, b;
+  std::uint32_t feature = 0;
+  Vec2 point = Vec2::Zero(), normal = Vec2::UnitX();  // world frame; the normal from a to b
+  double separation = 0.0;                            // m, when the step found it
+  double normal_impulse = 0.0, tangent_impulse = 0.0; // N·s over the step
+
+  auto key() const { return std::tuple(a, b, feature); }
+};
+
 // What a world is doing: everything a step changes but the caches.
 struct WorldData {
   Eigen::VectorXd q, v;  // generalized positions and velocities, one block per body
   std::vector<ConstraintState> constraints;  // one per model constraint
   std::vector<int> steps_left;  // one per model force: an applied force's steps to go (0: until removed)
+  std::vector<ContactRecord> contacts;  // the last step's, by (a, b, feature)
   double time = 0.0;
   std::uint64_t steps = 0;
   StepDiagnostics diagnostics;

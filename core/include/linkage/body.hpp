@@ -6,6 +6,7 @@
 //
 // A rigid body's position is its centre of mass; its angle θ (rad) is about z.
 
+#include <cstdint>
 #include <variant>
 #include <vector>
 
@@ -43,6 +44,22 @@ struct Polygon {
 };
 using Shape = std::variant<NoShape, Disk, Box, Polygon>;
 
+// How a body's surface meets another's in a contact. A pair's friction is
+// √(μ_a μ_b) and its restitution max(e_a, e_b), as Box2D combines them.
+struct Material {
+  double friction = 0.6;     // μ, Coulomb, ≥ 0
+  double restitution = 0.0;  // e in [0, 1]: the share of the approach speed a bounce gives back
+};
+
+// Which bodies touch (Box2D's rule): two bodies of the same group ≠ 0 always
+// touch if it is > 0 and never if it is < 0; otherwise each one's category
+// must be in the other's mask.
+struct Filter {
+  std::uint32_t category = 1;
+  std::uint32_t mask = 0xFFFFFFFF;
+  std::int32_t group = 0;
+};
+
 struct BodyDef {
   BodyKind kind = BodyKind::particle;
   Motion motion = Motion::dynamic;
@@ -59,9 +76,10 @@ struct BodyDef {
   // Damping forces −c·m·v and −c·I·ω; a rate, so independent of the mass.
   double linear_damping = 0.0;   // 1/s
   double angular_damping = 0.0;  // 1/s
+  Material material{};  // contacts: friction and restitution
+  Filter filter{};      // contacts: which bodies this one touches
 };
 
-// A body as the world holds it now.
 // Where a body is and how it moves: its state apart from its model (mass,
 // shape, motion), as World::set_body_state sets it.
 struct BodyState {
@@ -71,6 +89,7 @@ struct BodyState {
   double angular_velocity = 0.0; // rad/s, rigid bodies only
 };
 
+// A body as the world holds it now.
 struct BodyInfo {
   BodyId id;
   BodyKind kind = BodyKind::particle;
@@ -84,6 +103,8 @@ struct BodyInfo {
   Shape shape;
   double linear_damping = 0.0;
   double angular_damping = 0.0;
+  Material material{};
+  Filter filter{};
 };
 
 }  // namespace linkage

@@ -107,6 +107,12 @@ struct WorldSettings {
   Projection projection = Projection::shake;
   double projection_tolerance = 1e-10;  // in each row's unit (m, rad)
   int projection_max_iterations = 50;
+
+  // Contacts: bodies with shapes collide (2D worlds, sequential impulses).
+  bool contacts = false;
+  double contact_margin = 0.02;        // m: contacts are found this far before they touch (speculative)
+  double contact_slop = 0.005;         // m: overlap left alone, so that stacks rest without jitter
+  double restitution_threshold = 1.0;  // m/s: slower approaches do not bounce
 };
 
 // OK, or invalid_argument naming the first setting out of its range.

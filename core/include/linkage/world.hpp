@@ -39,6 +39,16 @@ struct ConstraintRow {
   int row = 0;
 };
 
+// A contact point of the last step.
+struct ContactInfo {
+  BodyId a, b;
+  Vec3 point = Vec3::Zero();   // m, world frame, midway between the surfaces
+  Vec3 normal = Vec3::UnitX(); // unit, from a to b
+  double separation = 0.0;     // m, when the step found it (< 0: overlapping)
+  double normal_impulse = 0.0;   // N·s the step applied along the normal (≥ 0: contacts push)
+  double tangent_impulse = 0.0;  // N·s of friction, along the normal turned +90°
+};
+
 struct ForceInfo {
   ForceId id;
   ForceDefAny def;  // a spring's rest length resolved
@@ -138,6 +148,10 @@ class World {
   std::vector<ForceId> forces() const;
   std::size_t force_count() const;
   bool contains(ForceId id) const;
+
+  // --- contacts ---
+  // The contact points the last step solved (settings().contacts), by body pair.
+  std::vector<ContactInfo> contacts() const;
 
   // --- time ---
   // Advances the world by settings().dt in settings().substeps solver steps.

@@ -1,0 +1,254 @@
+#include "contacts.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "collision/broad_phase.hpp"
+
+namespace linkage {
+namespace {
+
+double cross(const Vec2& a, const Vec2& b) { return a.x() * b.y() - a.y() * b.x(); }
+Vec2 perp(const Vec2& v) { return {-v.y(), v.x()}; }  // ω × r for ω about z
+
+collision::Pose pose_of(const BodyRecord& b, const Eigen::VectorXd& q) {
+  const Vec2 p(q[b.offset], q[b.offset + 1]);
+  return collision::Pose::at(p, b.kind == BodyKind::rigid ? q[b.offset + 2] : 0.0);
+}
+
+// Box2D's filter rule (body.hpp's Filter).
+bool may_touch(const Filter& a, const Filter& b) {
+  if (a.group != 0 && a.group == b.group) return a.group > 0;
+  return (a.category & b.mask) != 0 && (b.category & a.mask) != 0;
+}
+
+// The pairs of bodies a constraint joins: they do not collide (a hinge's two
+// links overlap where they meet).
+std::set<std::pair<int, int>> joined(const WorldModel& m) {
+  std::set<std::pair<int, int>> out;
+  for (const ConstraintRecord& c : m.constraints)
+    if (c.body_a >= 0 && c.body_b >= 0) out.emplace(std::min(c.body_a, c.body_b), std::max(c.body_a, c.body_b));
+  return out;
+}
+
+}  // namespace
+
+ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h) : m_(m) {
+  const WorldSettings& s = m.settings;
+  const double margin = s.contact_margin;
+  std::vector<int> shaped;
+  std::vector<collision::Hull> hulls;
+  std::vector<collision::Aabb> boxes;
+  for (int i = 0; i < static_cast<int>(m.bodies.size()); ++i) {
+    const BodyRecord& b = m.bodies[static_cast<std::size_t>(i)];
+    collision::Hull hull = collision::hull_of(b.shape);
+    if (hull.vertices.empty()) continue;
+    boxes.push_back(collision::bounds(hull, pose_of(b, d.q), margin));
+    hulls.push_back(std::move(hull));
+    shaped.push_back(i);
+  }
+  const std::set<std::pair<int, int>> pairs_joined = joined(m);
+  for (const auto& [i, j] : collision::overlapping_pairs(boxes)) {
+    const int a = shaped[static_cast<std::size_t>(i)], b = shaped[static_cast<std::size_t>(j)];
+    const BodyRecord& ra = m.bodies[static_cast<std::size_t>(a)];
+    const BodyRecord& rb = m.bodies[static_cast<std::size_t>(b)];
+    if (ra.motion != Motion::dynamic && rb.motion != Motion::dynamic) continue;
+    if (!may_touch(ra.filter, rb.filter) || pairs_joined.count({a, b})) continue;
+    const collision::Pose pa = pose_of(ra, d.q), pb = pose_of(rb, d.q);
+    const collision::Manifold manifold =
+        collision::collide(hulls[static_cast<std::size_t>(i)], pa, hulls[static_cast<std::size_t>(j)], pb, margin);
+    for (int k = 0; k < manifold.count; ++k) {
+      const collision::ContactPoint& cp = manifold.points[static_cast<std::size_t>(k)];
+      Point p;
+      p.a = a;
+      p.b = b;
+      p.id_a = ra.id;
+      p.id_b = rb.id;
+      p.feature = cp.id;
+      p.normal = manifold.normal;
+      p.point = cp.point;
+      p.separation = cp.separation;
+      p.ra = cp.point - pa.p;
+      p.rb = cp.point - pb.p;
+      // The two surface points, each in its own body's frame.
+      const Vec2 surface_a = cp.point - 0.5 * cp.separation * p.normal, surface_b = cp.point + 0.5 * cp.separation * p.normal;
+      const auto to_local = [](const collision::Pose& pose, const Vec2& w) {
+        const Vec2 r = w - pose.p;
+        return Vec2(pose.c * r.x() + pose.s * r.y(), -pose.s * r.x() + pose.c * r.y());
+      };
+      p.local_a = to_local(pa, surface_a);
+      p.local_b = to_local(pb, surface_b);
+      const Vec2 t = perp(p.normal);
+      const double rna = cross(p.ra, p.normal), rnb = cross(p.rb, p.normal);
+      const double rta = cross(p.ra, t), rtb = cross(p.rb, t);
+      const double kn = ra.inv_mass + rb.inv_mass + ra.inv_inertia * rna * rna + rb.inv_inertia * rnb * rnb;
+      const double kt = ra.inv_mass + rb.inv_mass + ra.inv_inertia * rta * rta + rb.inv_inertia * rtb * rtb;
+      p.normal_mass = kn > 0.0 ? 1.0 / kn : 0.0;
+      p.tangent_mass = kt > 0.0 ? 1.0 / kt : 0.0;
+      p.friction = std::sqrt(ra.material.friction * rb.material.friction);
+      p.restitution = std::max(ra.material.restitution, rb.material.restitution);
+      p.approach = p.normal.dot(relative_velocity(p, v));
+      // Apart: the bodies may close the gap within the step, no more.
+      p.bias = p.separation > 0.0 ? -p.separation / h : 0.0;
+      points_.push_back(p);
+    }
+  }
+  // Warm start: the same bodies and features as a point of the last step.
+  for (Point& p : points_) {
+    const auto key = std::tuple(p.id_a, p.id_b, p.feature);
+    const auto it = std::lower_bound(d.contacts.begin(), d.contacts.end(), key,
+                                     [](const ContactRecord& c, const auto& k) { return c.key() < k; });
+    if (it == d.contacts.end() || it->key() != key || !s.warm_start) continue;
+    p.normal_impulse = it->normal_impulse;
+    p.tangent_impulse = it->tangent_impulse;
+  }
+}
+
+Vec2 ContactSolver::relative_velocity(const Point& p, const Eigen::VectorXd& v) const {
+  auto velocity = [&](int body, const Vec2& r) {
+    const BodyRecord& b = m_.bodies[static_cast<std::size_t>(body)];
+    Vec2 u(v[b.offset], v[b.offset + 1]);
+    if (b.kind == BodyKind::rigid) u += v[b.offset + 2] * perp(r);
+    return u;
+  };
+  return velocity(p.b, p.rb) - velocity(p.a, p.ra);
+}
+
+void ContactSolver::apply(const Point& p, const Vec2& impulse, Eigen::VectorXd& v) const {
+  auto push = [&](int body, const Vec2& r, const Vec2& j) {
+    const BodyRecord& b = m_.bodies[static_cast<std::size_t>(body)];
+    v[b.offset] += b.inv_mass * j.x();
+    v[b.offset + 1] += b.inv_mass * j.y();
+    if (b.kind == BodyKind::rigid) v[b.offset + 2] += b.inv_inertia * cross(r, j);
+  };
+  push(p.a, p.ra, -impulse);
+  push(p.b, p.rb, impulse);
+}
+
+void ContactSolver::warm_start(Eigen::VectorXd& v) const {
+  for (const Point& p : points_) apply(p, p.normal_impulse * p.normal + p.tangent_impulse * perp(p.normal), v);
+}
+
+void ContactSolver::sweep(Eigen::VectorXd& v) {
+  for (std::size_t first = 0; first < points_.size();) {
+    // A manifold's points are consecutive and share their two bodies.
+    std::size_t end = first + 1;
+    while (end < points_.size() && points_[end].a == points_[first].a && points_[end].b == points_[first].b) ++end;
+    for (std::size_t k = first; k < end; ++k) {
+      // Friction first, bounded by the normal impulse as it stands (Box2D's order).
+      Point& p = points_[k];
+      const Vec2 t = perp(p.normal);
+      const double vt = t.dot(relative_velocity(p, v));
+      const double limit = p.friction * p.normal_impulse;
+      const double tangent = std::clamp(p.tangent_impulse - p.tangent_mass * vt, -limit, limit);
+      apply(p, (tangent - p.tangent_impulse) * t, v);
+      p.tangent_impulse = tangent;
+    }
+    if (end - first != 2 || !solve_normal_pair(points_[first], points_[first + 1], v))
+      for (std::size_t k = first; k < end; ++k) solve_normal(points_[k], v);
+    first = end;
+  }
+}
+
+void ContactSolver::solve_normal(Point& p, Eigen::VectorXd& v) const {
+  const double vn = p.normal.dot(relative_velocity(p, v));
+  const double normal = std::max(p.normal_impulse - p.normal_mass * (vn - p.bias), 0.0);
+  apply(p, (normal - p.normal_impulse) * p.normal, v);
+  p.normal_impulse = normal;
+}
+
+bool ContactSolver::solve_normal_pair(Point& p1, Point& p2, Eigen::VectorXd& v) const {
+  // The 2×2 linear complementarity problem vn = K x + b ≥ 0, x ≥ 0, xᵀ vn = 0
+  // for the total impulses x, solved by trying its four cases in turn.
+  const BodyRecord& ra = m_.bodies[static_cast<std::size_t>(p1.a)];
+  const BodyRecord& rb = m_.bodies[static_cast<std::size_t>(p1.b)];
+  const Vec2& n = p1.normal;
+  const double rn1a = cross(p1.ra, n), rn1b = cross(p1.rb, n), rn2a = cross(p2.ra, n), rn2b = cross(p2.rb, n);
+  const double m = ra.inv_mass + rb.inv_mass;
+  const double k11 = m + ra.inv_inertia * rn1a * rn1a + rb.inv_inertia * rn1b * rn1b;
+  const double k22 = m + ra.inv_inertia * rn2a * rn2a + rb.inv_inertia * rn2b * rn2b;
+  const double k12 = m + ra.inv_inertia * rn1a * rn2a + rb.inv_inertia * rn1b * rn2b;
+  const double det = k11 * k22 - k12 * k12;
+  // Points too close together make K near singular: solve them one by one.
+  constexpr double kMaxCondition = 1000.0;
+  if (!(k11 * k11 < kMaxCondition * det)) return false;
+  const Eigen::Vector2d a(p1.normal_impulse, p2.normal_impulse);
+  const Eigen::Vector2d vn(n.dot(relative_velocity(p1, v)) - p1.bias, n.dot(relative_velocity(p2, v)) - p2.bias);
+  Eigen::Matrix2d k;
+  k << k11, k12, k12, k22;
+  const Eigen::Vector2d b = vn - k * a;
+  Eigen::Vector2d x;
+  auto take = [&](const Eigen::Vector2d& total) {
+    const Eigen::Vector2d d = total - a;
+    apply(p1, d[0] * n, v);
+    apply(p2, d[1] * n, v);
+    p1.normal_impulse = total[0];
+    p2.normal_impulse = total[1];
+    return true;
+  };
+  // Both push.
+  x = Eigen::Vector2d((k22 * -b[0] - k12 * -b[1]) / det, (k11 * -b[1] - k12 * -b[0]) / det);
+  if (x[0] >= 0.0 && x[1] >= 0.0) return take(x);
+  // Only the first pushes: the second separates.
+  x = Eigen::Vector2d(-b[0] / k11, 0.0);
+  if (x[0] >= 0.0 && k12 * x[0] + b[1] >= 0.0) return take(x);
+  // Only the second pushes.
+  x = Eigen::Vector2d(0.0, -b[1] / k22);
+  if (x[1] >= 0.0 && k12 * x[1] + b[0] >= 0.0) return take(x);
+  // Neither: both separate.
+  if (b[0] >= 0.0 && b[1] >= 0.0) return take(Eigen::Vector2d::Zero());
+  return false;  // no case holds (round-off): the sequential sweep decides
+}
+
+void ContactSolver::restitute(Eigen::VectorXd& v) {
+  const double threshold = m_.settings.restitution_threshold;
+  for (Point& p : points_) {
+    if (p.restitution == 0.0 || p.approach > -threshold || p.normal_impulse == 0.0) continue;
+    const double vn = p.normal.dot(relative_velocity(p, v));
+    const double normal = std::max(p.normal_impulse - p.normal_mass * (vn + p.restitution * p.approach), 0.0);
+    apply(p, (normal - p.normal_impulse) * p.normal, v);
+    p.normal_impulse = normal;
+  }
+}
+
+double ContactSolver::correct_positions(Eigen::VectorXd& q) const {
+  const WorldSettings& s = m_.settings;
+  double worst = 0.0;
+  for (const Point& p : points_) {
+    const BodyRecord& ra = m_.bodies[static_cast<std::size_t>(p.a)];
+    const BodyRecord& rb = m_.bodies[static_cast<std::size_t>(p.b)];
+    const collision::Pose pa = pose_of(ra, q), pb = pose_of(rb, q);
+    // The normal turns with the body whose face it is; for a short sweep the
+    // one found at the step's start is close enough (Box2D keeps it too).
+    const Vec2 sa = pa.apply(p.local_a), sb = pb.apply(p.local_b);
+    const double separation = p.normal.dot(sb - sa);
+    worst = std::min(worst, separation);
+    const double c = std::clamp(s.baumgarte * (separation + s.contact_slop), -s.max_correction, 0.0);
+    if (c == 0.0) continue;
+    const Vec2 ra_now = sa - pa.p, rb_now = sb - pb.p;
+    const double rna = cross(ra_now, p.normal), rnb = cross(rb_now, p.normal);
+    const double k = ra.inv_mass + rb.inv_mass + ra.inv_inertia * rna * rna + rb.inv_inertia * rnb * rnb;
+    if (k <= 0.0) continue;
+    const Vec2 impulse = (-c / k) * p.normal;
+    auto move = [&](const BodyRecord& b, const Vec2& r, const Vec2& j) {
+      q[b.offset] += b.inv_mass * j.x();
+      q[b.offset + 1] += b.inv_mass * j.y();
+      if (b.kind == BodyKind::rigid) q[b.offset + 2] += b.inv_inertia * cross(r, j);
+    };
+    move(ra, ra_now, -impulse);
+    move(rb, rb_now, impulse);
+  }
+  return worst;
+}
+
+void ContactSolver::store(std::vector<ContactRecord>& out) const {
+  out.clear();
+  out.reserve(points_.size());
+  for (const Point& p : points_)
+    out.push_back({p.id_a, p.id_b, p.feature, p.point, p.normal, p.separation, p.normal_impulse, p.tangent_impulse});
+  std::sort(out.begin(), out.end(), [](const ContactRecord& x, const ContactRecord& y) { return x.key() < y.key(); });
+}
+
+}  // namespace linkage

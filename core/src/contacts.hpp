@@ -1,0 +1,63 @@
+#pragma once
+// Contacts in the sequential-impulse family (Box2D 2.4's contact solver, on
+// the narrow phase of collision/): each contact point has a normal row
+// (λ ≥ 0: contacts push, never pull) and a friction row bounded by μ λ (in
+// 2D the friction pyramid is the exact Coulomb cone), warm-started from the
+// last step by its bodies and feature id. Restitution is applied after the
+// velocity sweeps from the approach speed the step began with (as Box2D v3
+// does), so that a speculative contact, met before it touches, still bounces.
+// Overlap beyond the slop is removed by position sweeps, not by velocity.
+
+#include <vector>
+
+#include "collision/manifold.hpp"
+#include "world_data.hpp"
+
+namespace linkage {
+
+class ContactSolver {
+ public:
+  // Finds the step's contacts at (d.q, v) and warm-starts them from d.contacts.
+  ContactSolver(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h);
+
+  // v += W Jᵀ λ of the warm-start impulses.
+  void warm_start(Eigen::VectorXd& v) const;
+  // One Gauss–Seidel sweep over the manifolds: friction, then the normal rows.
+  void sweep(Eigen::VectorXd& v);
+  // The bounce: approaching points that pushed get −e times their approach speed.
+  void restitute(Eigen::VectorXd& v);
+  // One nonlinear Gauss–Seidel sweep on positions against the overlap beyond
+  // the slop (Box2D's position solver); the worst separation it saw.
+  double correct_positions(Eigen::VectorXd& q) const;
+  // The impulses for the next step's warm start and World::contacts.
+  void store(std::vector<ContactRecord>& out) const;
+  bool empty() const { return points_.empty(); }
+
+ private:
+  struct Point {
+    int a = -1, b = -1;   // dense body indices
+    BodyId id_a, id_b;
+    std::uint32_t feature = 0;
+    Vec2 normal, point;
+    Vec2 ra, rb;                // from each centre of mass to the point
+    Vec2 local_a, local_b;      // each surface point in its body's frame (position sweeps)
+    double separation = 0.0;
+    double normal_mass = 0.0, tangent_mass = 0.0;
+    double friction = 0.0, restitution = 0.0;
+    double approach = 0.0;      // normal relative speed when the step began (< 0: closing)
+    double bias = 0.0;          // the normal speed the row aims at (speculative: −separation / h)
+    double normal_impulse = 0.0, tangent_impulse = 0.0;
+  };
+
+  Vec2 relative_velocity(const Point& p, const Eigen::VectorXd& v) const;
+  void apply(const Point& p, const Vec2& impulse, Eigen::VectorXd& v) const;
+  void solve_normal(Point& p, Eigen::VectorXd& v) const;
+  // Two points of one manifold solved together (Box2D 2.4's block solver):
+  // sequential sweeps over them tilt a resting box, one corner at a time.
+  bool solve_normal_pair(Point& p1, Point& p2, Eigen::VectorXd& v) const;
+
+  const WorldModel& m_;
+  std::vector<Point> points_;
+};
+
+}  // namespace linkage
