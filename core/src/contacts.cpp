@@ -33,7 +33,31 @@ std::set<std::pair<int, int>> joined(const WorldModel& m) {
   return out;
 }
 
+Vec2 to_local(const collision::Pose& pose, const Vec2& w) {
+  const Vec2 r = w - pose.p;
+  return {pose.c * r.x() + pose.s * r.y(), -pose.s * r.x() + pose.c * r.y()};
+}
+
 }  // namespace
+
+void ContactSolver::set_position_manifold(Point& p, const collision::Pose& pa, const collision::Pose& pb, double radius_a,
+                                          double radius_b) {
+  p.reference = static_cast<int>(p.feature >> 30) == 3 ? 0 : static_cast<int>(p.feature >> 30);
+  p.radius_a = radius_a;
+  p.radius_b = radius_b;
+  // The surfaces' points: half the separation either side of the midpoint.
+  const Vec2 surface_a = p.point - 0.5 * p.separation * p.normal, surface_b = p.point + 0.5 * p.separation * p.normal;
+  if (p.reference == 0) {  // the core points: the surfaces' points moved in by each radius
+    p.local_a = to_local(pa, surface_a - radius_a * p.normal);
+    p.local_b = to_local(pb, surface_b + radius_b * p.normal);
+    return;
+  }
+  const collision::Pose& face = p.reference == 1 ? pa : pb;
+  const Vec2 out = p.reference == 1 ? p.normal : Vec2(-p.normal);
+  p.local_normal = Vec2(face.c * out.x() + face.s * out.y(), -face.s * out.x() + face.c * out.y());
+  p.local_a = to_local(pa, surface_a);
+  p.local_b = to_local(pb, surface_b);
+}
 
 ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h) : m_(m) {
   const WorldSettings& s = m.settings;
@@ -72,14 +96,7 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
       p.separation = cp.separation;
       p.ra = cp.point - pa.p;
       p.rb = cp.point - pb.p;
-      // The two surface points, each in its own body's frame.
-      const Vec2 surface_a = cp.point - 0.5 * cp.separation * p.normal, surface_b = cp.point + 0.5 * cp.separation * p.normal;
-      const auto to_local = [](const collision::Pose& pose, const Vec2& w) {
-        const Vec2 r = w - pose.p;
-        return Vec2(pose.c * r.x() + pose.s * r.y(), -pose.s * r.x() + pose.c * r.y());
-      };
-      p.local_a = to_local(pa, surface_a);
-      p.local_b = to_local(pb, surface_b);
+      set_position_manifold(p, pa, pb, hulls[static_cast<std::size_t>(i)].radius, hulls[static_cast<std::size_t>(j)].radius);
       const Vec2 t = perp(p.normal);
       const double rna = cross(p.ra, p.normal), rnb = cross(p.rb, p.normal);
       const double rta = cross(p.ra, t), rtb = cross(p.rb, t);
@@ -220,18 +237,33 @@ double ContactSolver::correct_positions(Eigen::VectorXd& q) const {
     const BodyRecord& ra = m_.bodies[static_cast<std::size_t>(p.a)];
     const BodyRecord& rb = m_.bodies[static_cast<std::size_t>(p.b)];
     const collision::Pose pa = pose_of(ra, q), pb = pose_of(rb, q);
-    // The normal turns with the body whose face it is; for a short sweep the
-    // one found at the step's start is close enough (Box2D keeps it too).
-    const Vec2 sa = pa.apply(p.local_a), sb = pb.apply(p.local_b);
-    const double separation = p.normal.dot(sb - sa);
+    const Vec2 a_point = pa.apply(p.local_a), b_point = pb.apply(p.local_b);
+    Vec2 normal = p.normal, sa = a_point, sb = b_point;
+    double separation;
+    if (p.reference == 0) {
+      // Along the line of the core points, each surface a radius out.
+      const Vec2 d = b_point - a_point;
+      if (d.norm() > 1e-12) normal = d.normalized();
+      sa = a_point + p.radius_a * normal;
+      sb = b_point - p.radius_b * normal;
+      separation = d.dot(normal) - p.radius_a - p.radius_b;
+    } else {
+      // From the face's plane, turned with its body.
+      const collision::Pose& face = p.reference == 1 ? pa : pb;
+      const Vec2 out = face.rotate(p.local_normal);
+      normal = p.reference == 1 ? out : Vec2(-out);
+      separation = normal.dot(b_point - a_point);
+    }
     worst = std::min(worst, separation);
     const double c = std::clamp(s.baumgarte * (separation + s.contact_slop), -s.max_correction, 0.0);
     if (c == 0.0) continue;
-    const Vec2 ra_now = sa - pa.p, rb_now = sb - pb.p;
-    const double rna = cross(ra_now, p.normal), rnb = cross(rb_now, p.normal);
+    // The lever arms reach the touching point: the incident one for a face.
+    const Vec2 at = p.reference == 1 ? sb : p.reference == 2 ? sa : Vec2(0.5 * (sa + sb));
+    const Vec2 ra_now = at - pa.p, rb_now = at - pb.p;
+    const double rna = cross(ra_now, normal), rnb = cross(rb_now, normal);
     const double k = ra.inv_mass + rb.inv_mass + ra.inv_inertia * rna * rna + rb.inv_inertia * rnb * rnb;
     if (k <= 0.0) continue;
-    const Vec2 impulse = (-c / k) * p.normal;
+    const Vec2 impulse = (-c / k) * normal;
     auto move = [&](const BodyRecord& b, const Vec2& r, const Vec2& j) {
       q[b.offset] += b.inv_mass * j.x();
       q[b.offset + 1] += b.inv_mass * j.y();

@@ -40,7 +40,15 @@ class ContactSolver {
     std::uint32_t feature = 0;
     Vec2 normal, point;
     Vec2 ra, rb;                // from each centre of mass to the point
-    Vec2 local_a, local_b;      // each surface point in its body's frame (position sweeps)
+    // For the position sweeps, which re-measure the separation as the bodies
+    // move (Box2D's position manifold): a face contact keeps its face's
+    // normal and a point on that face in the reference body's frame and the
+    // touching point in the other's; a point contact (closest features)
+    // keeps the two core points, whose line is its normal.
+    int reference = 0;          // 1: a's face, 2: b's face, 0: closest core points
+    Vec2 local_normal;          // the face's normal, in its body's frame (pointing out of it)
+    Vec2 local_a, local_b;      // a's and b's points, each in its own frame
+    double radius_a = 0.0, radius_b = 0.0;
     double separation = 0.0;
     double normal_mass = 0.0, tangent_mass = 0.0;
     double friction = 0.0, restitution = 0.0;
@@ -49,6 +57,8 @@ class ContactSolver {
     double normal_impulse = 0.0, tangent_impulse = 0.0;
   };
 
+  static void set_position_manifold(Point& p, const collision::Pose& pa, const collision::Pose& pb, double radius_a,
+                                    double radius_b);
   Vec2 relative_velocity(const Point& p, const Eigen::VectorXd& v) const;
   void apply(const Point& p, const Vec2& impulse, Eigen::VectorXd& v) const;
   void solve_normal(Point& p, Eigen::VectorXd& v) const;

@@ -4,7 +4,8 @@
 // max over directions n of −(h_A(n) + h_B(−n)), with h the support function,
 // which a sweep of directions and every candidate direction give
 // independently of the narrow phase. The deepest point of every manifold
-// has exactly that separation, its normal is the way out, no contact is
+// has that separation (within the reference face's hysteresis, exactly in
+// nearly every case), its normal is the way out, no contact is
 // reported beyond the margin, and feature ids hold under tiny motions.
 #include <gtest/gtest.h>
 
@@ -108,6 +109,9 @@ Case random_case(Kind ka, Kind kb, std::mt19937& rng) {
 
 constexpr double kMargin = 0.05;
 constexpr double kTolerance = 1e-6;
+// How much better b's face must be to take the reference from a's
+// (manifold.cpp's kAxisTolerance, Box2D's 0.1 × linear slop).
+constexpr double kHysteresis = 5e-4 + kTolerance;
 
 }  // namespace
 
@@ -115,7 +119,7 @@ TEST(Collision, ManifoldsAgreeWithBruteForceForEveryPairOfKinds) {
   std::mt19937 rng(11);
   for (Kind ka : kKinds) {
     for (Kind kb : kKinds) {
-      int contacts = 0, apart = 0;
+      int contacts = 0, exact = 0, apart = 0;
       for (int trial = 0; trial < 80; ++trial) {
         const Case c = random_case(ka, kb, rng);
         const double sd = brute_signed_distance(c.a, c.pa, c.b, c.pb);
@@ -135,16 +139,21 @@ TEST(Collision, ManifoldsAgreeWithBruteForceForEveryPairOfKinds) {
         EXPECT_NEAR(m.normal.norm(), 1.0, 1e-12);
         double deepest = std::numeric_limits<double>::infinity();
         for (int k = 0; k < m.count; ++k) {
-          // Never deeper than the shapes are.
-          EXPECT_GE(m.points[static_cast<std::size_t>(k)].separation, sd - kTolerance);
+          // Never deeper than the shapes are, but for a's face kept as the
+          // reference while b's is better by less than the hysteresis.
+          EXPECT_GE(m.points[static_cast<std::size_t>(k)].separation, sd - kHysteresis);
           deepest = std::min(deepest, m.points[static_cast<std::size_t>(k)].separation);
         }
-        EXPECT_NEAR(deepest, sd, kTolerance);
+        EXPECT_NEAR(deepest, sd, kHysteresis);
+        if (std::abs(deepest - sd) > kTolerance) continue;
+        ++exact;
         // The normal is the way out: B moved back along it by the separation just touches A.
         Pose moved = c.pb;
         moved.p -= deepest * m.normal;
         EXPECT_NEAR(brute_signed_distance(c.a, c.pa, c.b, moved), 0.0, 1e-5);
       }
+      // Exact wherever the best face is a's, or b's by more than the hysteresis.
+      EXPECT_GE(exact, contacts * 9 / 10) << "kinds " << static_cast<int>(ka) << ", " << static_cast<int>(kb);
       EXPECT_GT(contacts, 5);
       EXPECT_GT(apart, 5);
     }
