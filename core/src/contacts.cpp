@@ -74,7 +74,9 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
     shaped.push_back(i);
   }
   const std::set<std::pair<int, int>> pairs_joined = joined(m);
-  for (const auto& [i, j] : collision::overlapping_pairs(boxes)) {
+  const std::vector<std::pair<int, int>> pairs = collision::overlapping_pairs(boxes);
+  points_.reserve(2 * pairs.size());
+  for (const auto& [i, j] : pairs) {
     const int a = shaped[static_cast<std::size_t>(i)], b = shaped[static_cast<std::size_t>(j)];
     const BodyRecord& ra = m.bodies[static_cast<std::size_t>(a)];
     const BodyRecord& rb = m.bodies[static_cast<std::size_t>(b)];
@@ -83,11 +85,14 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
     const collision::Pose pa = pose_of(ra, d.q), pb = pose_of(rb, d.q);
     const collision::Manifold manifold =
         collision::collide(hulls[static_cast<std::size_t>(i)], pa, hulls[static_cast<std::size_t>(j)], pb, margin);
+    const std::size_t first = points_.size();
     for (int k = 0; k < manifold.count; ++k) {
       const collision::ContactPoint& cp = manifold.points[static_cast<std::size_t>(k)];
       Point p;
       p.a = a;
       p.b = b;
+      p.end_a = {ra.offset, ra.kind == BodyKind::rigid, ra.inv_mass, ra.inv_inertia};
+      p.end_b = {rb.offset, rb.kind == BodyKind::rigid, rb.inv_mass, rb.inv_inertia};
       p.id_a = ra.id;
       p.id_b = rb.id;
       p.feature = cp.id;
@@ -111,6 +116,8 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
       p.bias = p.separation > 0.0 ? -p.separation / h : 0.0;
       points_.push_back(p);
     }
+    if (manifold.count > 0) points_[first].count = manifold.count;
+    if (manifold.count == 2) prepare_block(points_[first], points_[first + 1]);
   }
   // Warm start: the same bodies and features as a point of the last step.
   for (Point& p : points_) {
@@ -123,25 +130,36 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
   }
 }
 
-Vec2 ContactSolver::relative_velocity(const Point& p, const Eigen::VectorXd& v) const {
-  auto velocity = [&](int body, const Vec2& r) {
-    const BodyRecord& b = m_.bodies[static_cast<std::size_t>(body)];
-    Vec2 u(v[b.offset], v[b.offset + 1]);
-    if (b.kind == BodyKind::rigid) u += v[b.offset + 2] * perp(r);
+Vec2 ContactSolver::relative_velocity(const Point& p, const Eigen::VectorXd& v) {
+  auto velocity = [&](const End& e, const Vec2& r) {
+    Vec2 u(v[e.offset], v[e.offset + 1]);
+    if (e.rigid) u += v[e.offset + 2] * perp(r);
     return u;
   };
-  return velocity(p.b, p.rb) - velocity(p.a, p.ra);
+  return velocity(p.end_b, p.rb) - velocity(p.end_a, p.ra);
 }
 
-void ContactSolver::apply(const Point& p, const Vec2& impulse, Eigen::VectorXd& v) const {
-  auto push = [&](int body, const Vec2& r, const Vec2& j) {
-    const BodyRecord& b = m_.bodies[static_cast<std::size_t>(body)];
-    v[b.offset] += b.inv_mass * j.x();
-    v[b.offset + 1] += b.inv_mass * j.y();
-    if (b.kind == BodyKind::rigid) v[b.offset + 2] += b.inv_inertia * cross(r, j);
+void ContactSolver::apply(const Point& p, const Vec2& impulse, Eigen::VectorXd& v) {
+  auto push = [&](const End& e, const Vec2& r, const Vec2& j) {
+    v[e.offset] += e.inv_mass * j.x();
+    v[e.offset + 1] += e.inv_mass * j.y();
+    if (e.rigid) v[e.offset + 2] += e.inv_inertia * cross(r, j);
   };
-  push(p.a, p.ra, -impulse);
-  push(p.b, p.rb, impulse);
+  push(p.end_a, p.ra, -impulse);
+  push(p.end_b, p.rb, impulse);
+}
+
+void ContactSolver::prepare_block(Point& p1, const Point& p2) {
+  const Vec2& n = p1.normal;
+  const double rn1a = cross(p1.ra, n), rn1b = cross(p1.rb, n), rn2a = cross(p2.ra, n), rn2b = cross(p2.rb, n);
+  const double ma = p1.end_a.inv_mass, mb = p1.end_b.inv_mass, ia = p1.end_a.inv_inertia, ib = p1.end_b.inv_inertia;
+  p1.k11 = ma + mb + ia * rn1a * rn1a + ib * rn1b * rn1b;
+  p1.k22 = ma + mb + ia * rn2a * rn2a + ib * rn2b * rn2b;
+  p1.k12 = ma + mb + ia * rn1a * rn2a + ib * rn1b * rn2b;
+  p1.det = p1.k11 * p1.k22 - p1.k12 * p1.k12;
+  // Points too close together make K near singular: solve them one by one.
+  constexpr double kMaxCondition = 1000.0;
+  p1.block = p1.k11 * p1.k11 < kMaxCondition * p1.det;
 }
 
 void ContactSolver::warm_start(Eigen::VectorXd& v) const {
@@ -149,10 +167,8 @@ void ContactSolver::warm_start(Eigen::VectorXd& v) const {
 }
 
 void ContactSolver::sweep(Eigen::VectorXd& v) {
-  for (std::size_t first = 0; first < points_.size();) {
-    // A manifold's points are consecutive and share their two bodies.
-    std::size_t end = first + 1;
-    while (end < points_.size() && points_[end].a == points_[first].a && points_[end].b == points_[first].b) ++end;
+  for (std::size_t first = 0; first < points_.size(); first += static_cast<std::size_t>(points_[first].count)) {
+    const std::size_t end = first + static_cast<std::size_t>(points_[first].count);
     for (std::size_t k = first; k < end; ++k) {
       // Friction first, bounded by the normal impulse as it stands (Box2D's order).
       Point& p = points_[k];
@@ -163,34 +179,23 @@ void ContactSolver::sweep(Eigen::VectorXd& v) {
       apply(p, (tangent - p.tangent_impulse) * t, v);
       p.tangent_impulse = tangent;
     }
-    if (end - first != 2 || !solve_normal_pair(points_[first], points_[first + 1], v))
+    if (!points_[first].block || !solve_normal_pair(points_[first], points_[first + 1], v))
       for (std::size_t k = first; k < end; ++k) solve_normal(points_[k], v);
-    first = end;
   }
 }
 
-void ContactSolver::solve_normal(Point& p, Eigen::VectorXd& v) const {
+void ContactSolver::solve_normal(Point& p, Eigen::VectorXd& v) {
   const double vn = p.normal.dot(relative_velocity(p, v));
   const double normal = std::max(p.normal_impulse - p.normal_mass * (vn - p.bias), 0.0);
   apply(p, (normal - p.normal_impulse) * p.normal, v);
   p.normal_impulse = normal;
 }
 
-bool ContactSolver::solve_normal_pair(Point& p1, Point& p2, Eigen::VectorXd& v) const {
+bool ContactSolver::solve_normal_pair(Point& p1, Point& p2, Eigen::VectorXd& v) {
   // The 2×2 linear complementarity problem vn = K x + b ≥ 0, x ≥ 0, xᵀ vn = 0
   // for the total impulses x, solved by trying its four cases in turn.
-  const BodyRecord& ra = m_.bodies[static_cast<std::size_t>(p1.a)];
-  const BodyRecord& rb = m_.bodies[static_cast<std::size_t>(p1.b)];
   const Vec2& n = p1.normal;
-  const double rn1a = cross(p1.ra, n), rn1b = cross(p1.rb, n), rn2a = cross(p2.ra, n), rn2b = cross(p2.rb, n);
-  const double m = ra.inv_mass + rb.inv_mass;
-  const double k11 = m + ra.inv_inertia * rn1a * rn1a + rb.inv_inertia * rn1b * rn1b;
-  const double k22 = m + ra.inv_inertia * rn2a * rn2a + rb.inv_inertia * rn2b * rn2b;
-  const double k12 = m + ra.inv_inertia * rn1a * rn2a + rb.inv_inertia * rn1b * rn2b;
-  const double det = k11 * k22 - k12 * k12;
-  // Points too close together make K near singular: solve them one by one.
-  constexpr double kMaxCondition = 1000.0;
-  if (!(k11 * k11 < kMaxCondition * det)) return false;
+  const double k11 = p1.k11, k12 = p1.k12, k22 = p1.k22, det = p1.det;
   const Eigen::Vector2d a(p1.normal_impulse, p2.normal_impulse);
   const Eigen::Vector2d vn(n.dot(relative_velocity(p1, v)) - p1.bias, n.dot(relative_velocity(p2, v)) - p2.bias);
   Eigen::Matrix2d k;

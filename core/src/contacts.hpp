@@ -34,8 +34,15 @@ class ContactSolver {
   bool empty() const { return points_.empty(); }
 
  private:
+  // A body as the velocity sweeps need it, copied once per step.
+  struct End {
+    int offset = 0;
+    bool rigid = false;
+    double inv_mass = 0.0, inv_inertia = 0.0;
+  };
   struct Point {
     int a = -1, b = -1;   // dense body indices
+    End end_a, end_b;
     BodyId id_a, id_b;
     std::uint32_t feature = 0;
     Vec2 normal, point;
@@ -55,16 +62,23 @@ class ContactSolver {
     double approach = 0.0;      // normal relative speed when the step began (< 0: closing)
     double bias = 0.0;          // the normal speed the row aims at (speculative: −separation / h)
     double normal_impulse = 0.0, tangent_impulse = 0.0;
+    // The first of a two-point manifold whose normals are solved together:
+    // their K = [k11 k12; k12 k22] and its determinant (block = false: K is
+    // too near singular, so they are solved one by one).
+    bool block = false;
+    double k11 = 0.0, k12 = 0.0, k22 = 0.0, det = 0.0;
+    int count = 1;  // the points of its manifold, on the first of them
   };
 
   static void set_position_manifold(Point& p, const collision::Pose& pa, const collision::Pose& pb, double radius_a,
                                     double radius_b);
-  Vec2 relative_velocity(const Point& p, const Eigen::VectorXd& v) const;
-  void apply(const Point& p, const Vec2& impulse, Eigen::VectorXd& v) const;
-  void solve_normal(Point& p, Eigen::VectorXd& v) const;
+  static Vec2 relative_velocity(const Point& p, const Eigen::VectorXd& v);
+  static void apply(const Point& p, const Vec2& impulse, Eigen::VectorXd& v);
+  static void solve_normal(Point& p, Eigen::VectorXd& v);
   // Two points of one manifold solved together (Box2D 2.4's block solver):
   // sequential sweeps over them tilt a resting box, one corner at a time.
-  bool solve_normal_pair(Point& p1, Point& p2, Eigen::VectorXd& v) const;
+  static void prepare_block(Point& p1, const Point& p2);
+  static bool solve_normal_pair(Point& p1, Point& p2, Eigen::VectorXd& v);
 
   const WorldModel& m_;
   std::vector<Point> points_;

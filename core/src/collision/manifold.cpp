@@ -43,25 +43,28 @@ std::uint32_t feature_id(std::uint32_t how, std::uint32_t fa, std::uint32_t fb) 
 }
 
 struct Core {
-  std::vector<Vec2> v;  // world frame
+  const Vec2* v;  // world frame
+  int count;
   double radius = 0.0;
-  int n() const { return static_cast<int>(v.size()); }
+  int n() const { return count; }
   // Edges for the separating axes: none for a point, both sides of a segment.
   int edges() const { return n() == 1 ? 0 : n() == 2 ? 2 : n(); }
-  Vec2 from(int e) const { return v[static_cast<std::size_t>(e)]; }
-  Vec2 to(int e) const { return v[static_cast<std::size_t>((e + 1) % n())]; }
+  Vec2 from(int e) const { return v[e]; }
+  Vec2 to(int e) const { return v[(e + 1) % n()]; }
   Vec2 normal(int e) const {
     const Vec2 d = (to(e) - from(e)).normalized();
     return Vec2(d.y(), -d.x());  // outward for counter-clockwise vertices
   }
+  const Vec2* begin() const { return v; }
+  const Vec2* end() const { return v + count; }
 };
 
-Core core_at(const Hull& h, const Pose& pose) {
-  Core c;
-  c.v.reserve(h.vertices.size());
-  for (const Vec2& v : h.vertices) c.v.push_back(pose.apply(v));
-  c.radius = h.radius;
-  return c;
+// The hull's core at `pose`, in `buffer` (reused from call to call: collide
+// runs once per pair and step, and allocating there shows in a profile).
+Core core_at(const Hull& h, const Pose& pose, std::vector<Vec2>& buffer) {
+  buffer.clear();
+  for (const Vec2& v : h.vertices) buffer.push_back(pose.apply(v));
+  return {buffer.data(), static_cast<int>(buffer.size()), h.radius};
 }
 
 // Closest points of segments p0p1 and q0q1: parameters s, t in [0, 1].
@@ -141,7 +144,7 @@ Axis best_axis(const Core& ref, const Core& other) {
   for (int e = 0; e < ref.edges(); ++e) {
     const Vec2 n = ref.normal(e), v = ref.from(e);
     double s = std::numeric_limits<double>::infinity();
-    for (const Vec2& w : other.v) s = std::min(s, n.dot(w - v));
+    for (const Vec2& w : other) s = std::min(s, n.dot(w - v));
     if (s > best.separation) best = {s, e};
   }
   return best;
@@ -225,7 +228,8 @@ void face_contact(const Core& ref, int edge, const Core& inc, bool ref_is_a, dou
 Manifold collide(const Hull& ha, const Pose& pa, const Hull& hb, const Pose& pb, double margin) {
   Manifold m;
   if (ha.vertices.empty() || hb.vertices.empty()) return m;
-  const Core a = core_at(ha, pa), b = core_at(hb, pb);
+  thread_local std::vector<Vec2> buffer_a, buffer_b;
+  const Core a = core_at(ha, pa, buffer_a), b = core_at(hb, pb, buffer_b);
   const Closest near = closest(a, b);
   const double radii = a.radius + b.radius;
   const bool nested = contains(a, b.v[0]) || contains(b, a.v[0]);
