@@ -183,7 +183,40 @@ def write_solvers(add, path):
     add("")
 
 
-def write_md(path, context, rows, json_path, csv_path, command, solvers_path=None):
+def write_contacts(add, path):
+    """Contacts beside Box2D, from contact_bench's JSON (one run of each engine per scene)."""
+    with open(path) as f:
+        data = json.load(f)
+    runs = {}
+    for b in data.get("benchmarks", []):
+        scene, engine, config = b["name"].split("/")[:3]
+        runs[(scene, engine)] = (config, b)
+    add("## Contacts against Box2D")
+    add("")
+    add("`bench/contact_bench` (`bench/contacts.json`): Box2D's pyramid (base 20: 210 unit boxes, 1.125 m apart in a "
+        "row) and a ball pit (500 disks of radius 0.1 m in a 7 m box), 600 steps at 1/60 s, full length, both engines "
+        "in the same process run, sleeping off, friction 0.6 everywhere. Penetration: the deepest overlap of any "
+        "contact over the run (Box2D's counted at its polygons' 1 cm skin, as its manifolds report it). Drift: how "
+        "far the pyramid's top box moved from 1 s to 10 s (both engines first settle their stacks into the slop; "
+        "Box2D's boxes, created touching at their cores, push apart by their skins for several seconds).")
+    add("")
+    add("| scene | engine | config | median step (ms) | × Box2D v8_p3 | deepest penetration (mm) | top box drift 1-10 s (mm) | kinetic energy at the end (J) |")
+    add("|---|---|---|---:|---:|---:|---:|---:|")
+    for scene in ("pyramid", "ball_pit"):
+        peer = runs.get((scene, "box2d"))
+        for engine in ("linkage", "box2d"):
+            if (scene, engine) not in runs:
+                continue
+            config, b = runs[(scene, engine)]
+            t = b.get("median_step_ms")
+            ratio_text = f"{t / peer[1]['median_step_ms']:.2g}" if peer and t else ""
+            drift = f"{b.get('top_drift_mm', 0):.3g}" if scene == "pyramid" else ""
+            add(f"| {scene} | {engine} | {config} | {t:.3g} | {ratio_text} | {b.get('max_penetration_mm', 0):.3g} "
+                f"| {drift} | {b.get('kinetic_energy_end', 0):.2g} |")
+    add("")
+
+
+def write_md(path, context, rows, json_path, csv_path, command, solvers_path=None, contacts_path=None):
     rel = lambda p: os.path.relpath(os.path.abspath(p), ROOT)
     lines = []
     add = lines.append
@@ -265,6 +298,8 @@ def write_md(path, context, rows, json_path, csv_path, command, solvers_path=Non
     write_targets(add, rows)
     if solvers_path and os.path.exists(solvers_path):
         write_solvers(add, solvers_path)
+    if contacts_path and os.path.exists(contacts_path):
+        write_contacts(add, contacts_path)
     notes = os.path.join(HERE, "notes.md")
     if os.path.exists(notes):
         with open(notes) as f:
@@ -317,12 +352,13 @@ def main():
     p.add_argument("--md", default=os.path.join(ROOT, "BENCHMARKS.md"))
     p.add_argument("--command", default="scripts/bench.sh", help="the command shown to reproduce the results")
     p.add_argument("--solvers", default=None, help="solver_bench's JSON, for the factorization table")
+    p.add_argument("--contacts", default=None, help="contact_bench's JSON, for the contacts table")
     a = p.parse_args()
     context, rows = load(a.json)
     if not rows:
         sys.exit(f"report.py: no benchmarks in {a.json}")
     write_csv(a.csv, rows)
-    write_md(a.md, context, rows, a.json, a.csv, a.command, a.solvers)
+    write_md(a.md, context, rows, a.json, a.csv, a.command, a.solvers, a.contacts)
     print(f"report.py: {len(rows)} runs -> {os.path.relpath(a.csv)}, {os.path.relpath(a.md)}")
 
 
