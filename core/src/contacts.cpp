@@ -65,16 +65,19 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
   std::vector<int> shaped;
   std::vector<collision::Hull> hulls;
   std::vector<collision::Aabb> boxes;
+  std::vector<collision::Pose> poses;
   for (int i = 0; i < static_cast<int>(m.bodies.size()); ++i) {
     const BodyRecord& b = m.bodies[static_cast<std::size_t>(i)];
     collision::Hull hull = collision::hull_of(b.shape);
     if (hull.vertices.empty()) continue;
-    boxes.push_back(collision::bounds(hull, pose_of(b, d.q), margin));
+    poses.push_back(pose_of(b, d.q));
+    boxes.push_back(collision::bounds(hull, poses.back(), margin));
     hulls.push_back(std::move(hull));
     shaped.push_back(i);
   }
   const std::set<std::pair<int, int>> pairs_joined = joined(m);
   const std::vector<std::pair<int, int>> pairs = collision::overlapping_pairs(boxes);
+  points_.clear();
   points_.reserve(2 * pairs.size());
   for (const auto& [i, j] : pairs) {
     const int a = shaped[static_cast<std::size_t>(i)], b = shaped[static_cast<std::size_t>(j)];
@@ -82,7 +85,8 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
     const BodyRecord& rb = m.bodies[static_cast<std::size_t>(b)];
     if (ra.motion != Motion::dynamic && rb.motion != Motion::dynamic) continue;
     if (!may_touch(ra.filter, rb.filter) || pairs_joined.count({a, b})) continue;
-    const collision::Pose pa = pose_of(ra, d.q), pb = pose_of(rb, d.q);
+    const collision::Pose& pa = poses[static_cast<std::size_t>(i)];
+    const collision::Pose& pb = poses[static_cast<std::size_t>(j)];
     const collision::Manifold manifold =
         collision::collide(hulls[static_cast<std::size_t>(i)], pa, hulls[static_cast<std::size_t>(j)], pb, margin);
     const std::size_t first = points_.size();
@@ -130,7 +134,12 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
   }
 }
 
-Vec2 ContactSolver::relative_velocity(const Point& p, const Eigen::VectorXd& v) {
+std::vector<ContactSolver::Point>& ContactSolver::buffer() {
+  thread_local std::vector<Point> points;
+  return points;
+}
+
+inline Vec2 ContactSolver::relative_velocity(const Point& p, const Eigen::VectorXd& v) {
   auto velocity = [&](const End& e, const Vec2& r) {
     Vec2 u(v[e.offset], v[e.offset + 1]);
     if (e.rigid) u += v[e.offset + 2] * perp(r);
@@ -139,7 +148,7 @@ Vec2 ContactSolver::relative_velocity(const Point& p, const Eigen::VectorXd& v) 
   return velocity(p.end_b, p.rb) - velocity(p.end_a, p.ra);
 }
 
-void ContactSolver::apply(const Point& p, const Vec2& impulse, Eigen::VectorXd& v) {
+inline void ContactSolver::apply(const Point& p, const Vec2& impulse, Eigen::VectorXd& v) {
   auto push = [&](const End& e, const Vec2& r, const Vec2& j) {
     v[e.offset] += e.inv_mass * j.x();
     v[e.offset + 1] += e.inv_mass * j.y();
@@ -238,10 +247,24 @@ void ContactSolver::restitute(Eigen::VectorXd& v) {
 double ContactSolver::correct_positions(Eigen::VectorXd& q) const {
   const WorldSettings& s = m_.settings;
   double worst = 0.0;
+  // Each body's pose, worked out when first needed and again after a point
+  // moves it: a resting pile moves few bodies, and sin and cos are most of
+  // the sweep's cost.
+  thread_local std::vector<collision::Pose> poses;
+  thread_local std::vector<char> known;
+  poses.resize(m_.bodies.size());
+  known.assign(m_.bodies.size(), 0);
+  auto pose = [&](int i) -> const collision::Pose& {
+    if (!known[static_cast<std::size_t>(i)]) {
+      poses[static_cast<std::size_t>(i)] = pose_of(m_.bodies[static_cast<std::size_t>(i)], q);
+      known[static_cast<std::size_t>(i)] = 1;
+    }
+    return poses[static_cast<std::size_t>(i)];
+  };
   for (const Point& p : points_) {
     const BodyRecord& ra = m_.bodies[static_cast<std::size_t>(p.a)];
     const BodyRecord& rb = m_.bodies[static_cast<std::size_t>(p.b)];
-    const collision::Pose pa = pose_of(ra, q), pb = pose_of(rb, q);
+    const collision::Pose pa = pose(p.a), pb = pose(p.b);
     const Vec2 a_point = pa.apply(p.local_a), b_point = pb.apply(p.local_b);
     Vec2 normal = p.normal, sa = a_point, sb = b_point;
     double separation;
@@ -276,6 +299,7 @@ double ContactSolver::correct_positions(Eigen::VectorXd& q) const {
     };
     move(ra, ra_now, -impulse);
     move(rb, rb_now, impulse);
+    known[static_cast<std::size_t>(p.a)] = known[static_cast<std::size_t>(p.b)] = 0;
   }
   return worst;
 }

@@ -80,8 +80,13 @@ class ContactSolver {
   static void prepare_block(Point& p1, const Point& p2);
   static bool solve_normal_pair(Point& p1, Point& p2, Eigen::VectorXd& v);
 
+  // The points live in a buffer kept per thread from step to step: a
+  // pyramid's 800 are 300 KB, which a fresh vector would take from the
+  // kernel at every substep. One solver runs on a thread at a time.
+  static std::vector<Point>& buffer();
+
   const WorldModel& m_;
-  std::vector<Point> points_;
+  std::vector<Point>& points_ = buffer();
 };
 
 }  // namespace linkage

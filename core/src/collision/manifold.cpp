@@ -223,6 +223,34 @@ void face_contact(const Core& ref, int edge, const Core& inc, bool ref_is_a, dou
   }
 }
 
+// The contact of two cores apart, from their closest points.
+Manifold apart(const Core& a, const Core& b, const Closest& near, double margin) {
+  Manifold m;
+  const double radii = a.radius + b.radius;
+  const Vec2 n = (near.pb - near.pa) / near.distance;
+  // Two edges facing each other along n touch over a span: clip.
+  if (a.n() >= 2 && b.n() >= 2) {
+    const Vec2 ta = (a.to(near.edge_a) - a.from(near.edge_a)).normalized();
+    const Vec2 tb = (b.to(near.edge_b) - b.from(near.edge_b)).normalized();
+    if (std::abs(cross(ta, tb)) < kParallel && std::abs(ta.dot(n)) < kParallel) {
+      // a's side of the segment (or edge) that faces b is the reference face.
+      int face = near.edge_a;
+      if (a.n() == 2 && a.normal(face).dot(n) < 0.0) face = 1;
+      if (a.normal(face).dot(n) > 0.0) {
+        face_contact(a, face, b, true, margin, m);
+        if (m.count > 0) return m;
+      }
+    }
+  }
+  const double separation = near.distance - radii;
+  m.normal = n;
+  m.count = 1;
+  m.points[0].point = near.pa + (a.radius + 0.5 * separation) * n;
+  m.points[0].separation = separation;
+  m.points[0].id = feature_id(3, feature_at(a, near.edge_a, near.s), feature_at(b, near.edge_b, near.t));
+  return m;
+}
+
 }  // namespace
 
 Manifold collide(const Hull& ha, const Pose& pa, const Hull& hb, const Pose& pb, double margin) {
@@ -230,46 +258,31 @@ Manifold collide(const Hull& ha, const Pose& pa, const Hull& hb, const Pose& pb,
   if (ha.vertices.empty() || hb.vertices.empty()) return m;
   thread_local std::vector<Vec2> buffer_a, buffer_b;
   const Core a = core_at(ha, pa, buffer_a), b = core_at(hb, pb, buffer_b);
-  const Closest near = closest(a, b);
   const double radii = a.radius + b.radius;
-  const bool nested = contains(a, b.v[0]) || contains(b, a.v[0]);
-  if (!nested && near.distance - radii > margin) return m;
-
-  // Boundaries apart and neither core inside the other: the cores are apart.
-  if (near.distance > kTouching && !nested) {
-    const Vec2 n = (near.pb - near.pa) / near.distance;
-    // Two edges facing each other along n touch over a span: clip.
-    if (a.n() >= 2 && b.n() >= 2) {
-      const Vec2 ta = (a.to(near.edge_a) - a.from(near.edge_a)).normalized();
-      const Vec2 tb = (b.to(near.edge_b) - b.from(near.edge_b)).normalized();
-      if (std::abs(cross(ta, tb)) < kParallel && std::abs(ta.dot(n)) < kParallel) {
-        // a's side of the segment (or edge) that faces b is the reference face.
-        int face = near.edge_a;
-        if (a.n() == 2 && a.normal(face).dot(n) < 0.0) face = 1;
-        if (a.normal(face).dot(n) > 0.0) {
-          face_contact(a, face, b, true, margin, m);
-          if (m.count > 0) return m;
-        }
-      }
+  const Axis axis_a = best_axis(a, b), axis_b = best_axis(b, a);
+  // Two polygons (3 or more vertices each) are apart exactly when one of
+  // their edge normals separates them, and the largest such separation is
+  // at most their distance: the common cases (far apart, overlapping)
+  // need no closest points.
+  const bool polygons = a.n() >= 3 && b.n() >= 3;
+  const double sat = std::max(axis_a.separation, axis_b.separation);
+  if (polygons && sat - radii > margin) return m;
+  if (!polygons || sat > 0.0) {
+    const Closest near = closest(a, b);
+    const bool nested = contains(a, b.v[0]) || contains(b, a.v[0]);
+    if (!nested && near.distance - radii > margin) return m;
+    // Boundaries apart and neither core inside the other: the cores are apart.
+    if (near.distance > kTouching && !nested) return apart(a, b, near, margin);
+    if (axis_a.edge < 0 && axis_b.edge < 0) {
+      // Two points on each other: any direction is as good as another.
+      m.normal = Vec2::UnitX();
+      m.count = 1;
+      m.points[0] = {near.pa + (a.radius - 0.5 * radii) * m.normal, -radii, feature_id(3, kVertex, kVertex)};
+      return m;
     }
-    const double separation = near.distance - radii;
-    m.normal = n;
-    m.count = 1;
-    m.points[0].point = near.pa + (a.radius + 0.5 * separation) * n;
-    m.points[0].separation = separation;
-    m.points[0].id = feature_id(3, feature_at(a, near.edge_a, near.s), feature_at(b, near.edge_b, near.t));
-    return m;
   }
 
   // The cores overlap (or touch): the axis of least penetration.
-  const Axis axis_a = best_axis(a, b), axis_b = best_axis(b, a);
-  if (axis_a.edge < 0 && axis_b.edge < 0) {
-    // Two points on each other: any direction is as good as another.
-    m.normal = Vec2::UnitX();
-    m.count = 1;
-    m.points[0] = {near.pa + (a.radius - 0.5 * radii) * m.normal, -radii, feature_id(3, kVertex, kVertex)};
-    return m;
-  }
   if (axis_a.edge >= 0 && (axis_b.edge < 0 || axis_b.separation <= axis_a.separation + kAxisTolerance))
     face_contact(a, axis_a.edge, b, true, margin, m);
   else
