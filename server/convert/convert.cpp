@@ -242,6 +242,10 @@ Result<WorldSettings> settings_from_proto(const v1::WorldSettings& p, const Worl
   if (p.has_max_translation()) s.max_translation = p.max_translation();
   if (p.has_max_rotation()) s.max_rotation = p.max_rotation();
   if (p.has_max_correction()) s.max_correction = p.max_correction();
+  if (p.has_contacts()) s.contacts = p.contacts();
+  if (p.has_contact_margin()) s.contact_margin = p.contact_margin();
+  if (p.has_contact_slop()) s.contact_slop = p.contact_slop();
+  if (p.has_restitution_threshold()) s.restitution_threshold = p.restitution_threshold();
   return s;
 }
 
@@ -283,6 +287,10 @@ void settings_to_proto(const WorldSettings& s, v1::WorldSettings* out) {
   out->set_max_translation(s.max_translation);
   out->set_max_rotation(s.max_rotation);
   out->set_max_correction(s.max_correction);
+  out->set_contacts(s.contacts);
+  out->set_contact_margin(s.contact_margin);
+  out->set_contact_slop(s.contact_slop);
+  out->set_restitution_threshold(s.restitution_threshold);
 }
 
 // --- bodies ---
@@ -316,6 +324,11 @@ Result<BodyDef> body_from_proto(const v1::BodyDef& p, std::string_view path) {
   d.linear_damping = f.num(p.linear_damping(), "linear_damping");
   d.angular_damping = f.num(p.angular_damping(), "angular_damping");
   d.shape = shape_from_proto(p.shape(), f);
+  if (p.material().has_friction()) d.material.friction = f.num(p.material().friction(), "material.friction");
+  if (p.material().has_restitution()) d.material.restitution = f.num(p.material().restitution(), "material.restitution");
+  if (p.filter().has_category()) d.filter.category = p.filter().category();
+  if (p.filter().has_mask()) d.filter.mask = p.filter().mask();
+  d.filter.group = p.filter().group();
   if (f.error) return *f.error;
   return out;
 }
@@ -334,6 +347,13 @@ void body_def_to_proto(const BodyInfo& info, std::string_view name, v1::BodyDef*
   out->set_inertia(info.inertia);
   out->set_linear_damping(info.linear_damping);
   out->set_angular_damping(info.angular_damping);
+  // Defaults left out, as a body at rest leaves out its velocity.
+  if (info.material.friction != Material{}.friction) out->mutable_material()->set_friction(info.material.friction);
+  if (info.material.restitution != Material{}.restitution)
+    out->mutable_material()->set_restitution(info.material.restitution);
+  if (info.filter.category != Filter{}.category) out->mutable_filter()->set_category(info.filter.category);
+  if (info.filter.mask != Filter{}.mask) out->mutable_filter()->set_mask(info.filter.mask);
+  if (info.filter.group != 0) out->mutable_filter()->set_group(info.filter.group);
   std::visit(Overload{
                  [](const NoShape&) {},
                  [&](const Disk& s) { out->mutable_shape()->mutable_disk()->set_radius(s.radius); },

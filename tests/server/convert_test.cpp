@@ -33,6 +33,7 @@ TEST(Settings, RoundTripAndEveryFieldFilled) {
   s.regularization = 1e-8, s.warm_start = false, s.baumgarte = 0.3, s.velocity_iterations = 11;
   s.position_iterations = 4, s.relax_iterations = 2, s.project_positions = true, s.project_velocities = true;
   s.projection_tolerance = 1e-9, s.projection_max_iterations = 7;
+  s.contacts = true, s.contact_margin = 0.01, s.contact_slop = 0.002, s.restitution_threshold = 0.5;
   v1::WorldSettings p;
   settings_to_proto(s, &p);
   // Every optional field and message is present: a client sees resolved settings.
@@ -143,7 +144,23 @@ INSTANTIATE_TEST_SUITE_P(
         R"({"kind": "BODY_KIND_RIGID", "shape": {"polygon": {"vertices": [{"x": 0, "y": 0}, {"x": 2, "y": 0},
             {"x": 0, "y": 1}]}}})",
         R"({"motion": "MOTION_FIXED", "kind": "BODY_KIND_RIGID", "position": {"x": 3}})",
-        R"({"motion": "MOTION_KINEMATIC", "velocity": {"x": 1, "y": 1}})"));
+        R"({"motion": "MOTION_KINEMATIC", "velocity": {"x": 1, "y": 1}})",
+        R"({"kind": "BODY_KIND_RIGID", "shape": {"box": {"half_width": 1, "half_height": 1}},
+            "material": {"friction": 0.2, "restitution": 0.9}, "filter": {"category": 4, "mask": 3, "group": -2}})"));
+
+TEST(Body, MaterialAndFilterDefaultsAndChecks) {
+  const BodyDef d = body_from_proto(from_json<v1::BodyDef>(R"({"material": {"restitution": 0.5}})")).value();
+  EXPECT_EQ(d.material.friction, Material{}.friction);  // unset: the core's default
+  EXPECT_EQ(d.material.restitution, 0.5);
+  EXPECT_EQ(d.filter.category, 1u);
+  EXPECT_EQ(d.filter.mask, 0xFFFFFFFFu);
+  World w = World::create().value();
+  const BodyDef bad = body_from_proto(from_json<v1::BodyDef>(R"({"mass": 1, "material": {"restitution": 2}})")).value();
+  const Result<BodyId> refused = w.add_body(bad);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(body_error(refused.error(), "body").message.rfind("body.material.restitution: must be in [0, 1]", 0), 0u)
+      << body_error(refused.error(), "body").message;
+}
 
 TEST(Body, Defaults) {
   const BodyDef d = body_from_proto(v1::BodyDef{}).value();

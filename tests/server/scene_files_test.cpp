@@ -39,6 +39,7 @@ std::vector<fs::path> scene_files() {
 // transient. A scene not listed here fails: every new scene states its bound.
 const std::map<std::string, double> kMaxError = {
     {"bead_on_wire", 2e-7},      // RK4 (2.7e-8)
+    {"box_stack", 1e-12},        // contacts only: no constraint rows
     {"chain", 1e-9},             // projected (1.0e-10)
     {"cloth", 1e-9},             // projected (9.9e-11)
     {"crank_slider", 1e-8},      // RK4 (9.8e-10)
@@ -108,6 +109,30 @@ TEST_P(SceneFile, LoadsAndRunsTenSeconds) {
 
 INSTANTIATE_TEST_SUITE_P(Scenes, SceneFile, ::testing::ValuesIn(scene_files()),
                          [](const auto& info) { return info.param.stem().string(); });
+
+
+// The contact scene through the JSON a client would send: its boxes keep
+// standing, and its ball (restitution 0.8) bounces.
+TEST(SceneFiles, TheBoxStackStandsAndItsBallBounces) {
+  Result<v1::Scene> scene = parse_scene_json(read_file(fs::path(LINKAGE_SCENES_DIR) / "box_stack.json"));
+  ASSERT_TRUE(scene) << scene.error().message;
+  Result<LoadedScene> loaded = load_scene(scene.value());
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  World& w = loaded.value().world;
+  ASSERT_TRUE(w.settings().contacts);
+  const std::vector<BodyId> bodies = w.bodies();  // ground, ten boxes, ball: in the file's order
+  const BodyId top = bodies[10], ball = bodies[11];
+  const Vec3 start = w.body(top).value().position;
+  bool bounced = false;
+  for (int i = 0; i < 300; ++i) {
+    w.step();
+    bounced = bounced || w.body(ball).value().velocity.y() > 0.5;
+  }
+  EXPECT_TRUE(bounced);
+  EXPECT_EQ(w.body(ball).value().material.restitution, 0.8);
+  EXPECT_LT(std::abs(w.body(top).value().position.x() - start.x()), 0.01);
+  EXPECT_NEAR(w.body(top).value().position.y(), start.y(), 0.05);
+}
 
 }  // namespace
 }  // namespace linkage::server
