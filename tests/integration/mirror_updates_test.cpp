@@ -6,8 +6,8 @@
 // object changed once more by update masks, so that the last frames carry
 // updates however slow the reader was).
 //
-// With LINKAGE_RECORD_STREAM=FILE it also writes what the viewer's scene
-// model needs to replay the race (web/app/test/mirror-race.jsonl, made with
+// With LINKAGE_RECORD_STREAM=FILE it also writes what @linkage/client's
+// mirror needs to replay the race (web/client/test/mirror-race.jsonl, made with
 // LINKAGE_RACE_COMMANDS=400): each frame's change records, one JSON object a
 // line, then the lists it must end equal to.
 #include <google/protobuf/util/json_util.h>

@@ -1,8 +1,8 @@
 // The viewer's state and its heartbeat: one world's stream feeds the scene
 // model and the playback, and every animation frame draws the interpolated
 // pose with whichever view (2D canvas or 3D) the world's dimension needs.
-import type { WorldSettings } from "@linkage/proto/world_pb";
-import type { Api } from "./api";
+import type { WorldSettings } from "@linkage/client/proto/world_pb";
+import type { Client } from "@linkage/client";
 import type { ColorMode } from "./colors";
 import type { Target } from "./hit";
 import { Playback } from "./interpolate";
@@ -49,7 +49,7 @@ export class App {
   private View3D: typeof View3D | null = null;
 
   constructor(
-    readonly api: Api,
+    readonly api: Client,
     readonly messages: Messages,
     readonly plots: Plots,
     private readonly el: AppElements,
@@ -119,7 +119,7 @@ export class App {
       snapshot: (s) => {
         if (s.world !== this.world) return;
         const settings = this.model.settings;
-        const frame = this.model.apply(s, performance.now());
+        const frame = this.model.receive(s, performance.now());
         if (this.model.settings && this.model.settings !== settings)
           for (const f of this.settingsListeners) f(this.model.settings);
         this.playback.push(frame);

@@ -1,9 +1,9 @@
 // What each constraint type looks like, as a few primitives in world
 // coordinates. The 2D and 3D renderers draw them and hit testing measures
 // distances to them, so a constraint is picked exactly where it is drawn.
-import { MotorKind } from "@linkage/proto/constraint_pb";
-import type { Path } from "@linkage/proto/constraint_pb";
-import type { Vec3 } from "@linkage/proto/types_pb";
+import { MotorKind } from "@linkage/client/proto/constraint_pb";
+import type { Path } from "@linkage/client/proto/constraint_pb";
+import type { Vec3 } from "@linkage/client/proto/types_pb";
 import type { Key } from "./ids";
 import { bodyPosition, rotate, toWorld, type P3 } from "./geometry";
 import { vec, type ConstraintInfo, type Pose, type SpringInfo } from "./scene-model";

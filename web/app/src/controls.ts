@@ -1,7 +1,8 @@
 // The sidebar: worlds, scenes, time, tools, colours, and the keyboard
 // shortcuts that mirror them.
-import type { World } from "@linkage/proto/world_pb";
-import { Code, errorCode } from "./api";
+import type { World } from "@linkage/client/proto/world_pb";
+import { Code } from "@linkage/client";
+import { errorCode } from "./errors";
 import type { App } from "./app";
 import { ERROR_CEIL, ERROR_FLOOR, RAMP, type ColorMode } from "./colors";
 import { loadScene, saveScene, sceneStems } from "./scenes";
@@ -53,7 +54,8 @@ export class Controls {
       try {
         await this.app.api.world.createWorld({ name: world, settings: { dimension } });
       } catch (err) {
-        if (errorCode(err) !== Code.AlreadyExists) {
+        // CreateWorld's FAILED_PRECONDITION: a world of that name exists.
+        if (errorCode(err) !== Code.FailedPrecondition) {
           this.app.messages.error(err, "create world");
           return;
         }

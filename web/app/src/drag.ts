@@ -8,7 +8,7 @@
 // chained so they reach the server in order, and moves made while a call is
 // in flight collapse into one.
 import { create } from "@bufbuild/protobuf";
-import { BodyDefSchema, BodyKind, Motion, type BodyDef } from "@linkage/proto/body_pb";
+import { BodyDefSchema, BodyKind, Motion, type BodyDef } from "@linkage/client/proto/body_pb";
 import type { App } from "./app";
 import type { P3 } from "./geometry";
 import { idKey, keyId } from "./ids";

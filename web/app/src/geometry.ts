@@ -1,9 +1,9 @@
 // Where things are in a pose: body frames to world points and back (in 2D
 // p = x + R(θ) r; 3D bodies are particles, so r is only an offset), and the
 // extent of a scene for the camera.
-import type { Vec3 } from "@linkage/proto/types_pb";
+import type { Vec3 } from "@linkage/client/proto/types_pb";
 import type { Key } from "./ids";
-import { Motion } from "@linkage/proto/body_pb";
+import { Motion } from "@linkage/client/proto/body_pb";
 import type { Bounds } from "./camera2d";
 import { vec, type BodyInfo, type Pose, type SceneModel } from "./scene-model";
 

@@ -2,7 +2,7 @@
 // automation hook and the tests use. Generations are never reused by the
 // server, so a key never names two different objects.
 import { create } from "@bufbuild/protobuf";
-import { IdSchema, type Id, type BodyRef } from "@linkage/proto/types_pb";
+import { IdSchema, type Id, type BodyRef } from "@linkage/client/proto/types_pb";
 
 export type Key = string;
 

@@ -1,8 +1,8 @@
 // What the two-click tools add: a rod, pin, spring or slider between two
 // picks (a body and a world point on it, or the world), as the API wants it.
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { ConstraintDefSchema } from "@linkage/proto/constraint_pb";
-import type { ForceDefSchema } from "@linkage/proto/force_pb";
+import type { ConstraintDefSchema } from "@linkage/client/proto/constraint_pb";
+import type { ForceDefSchema } from "@linkage/client/proto/force_pb";
 import { toLocal, unrotate, type P3 } from "./geometry";
 import { keyId, type Key } from "./ids";
 import type { Pose } from "./scene-model";

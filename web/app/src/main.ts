@@ -1,7 +1,7 @@
 // Entry point: builds the viewer and opens the world the URL names
 // (?world=<name>, default "default"), loading ?scene=<stem> into it first.
 import "./style.css";
-import { createApi } from "./api";
+import { Client } from "@linkage/client";
 import { App } from "./app";
 import { installHook } from "./automation";
 import { Controls } from "./controls";
@@ -18,7 +18,7 @@ window.addEventListener("unhandledrejection", (e) => {
 
 const stage = document.querySelector<HTMLElement>(".stage")!;
 const plots = new Plots(document.getElementById("plots")!);
-const app = new App(createApi(), messages, plots, {
+const app = new App(new Client(), messages, plots, {
   stage,
   status: document.getElementById("status")!,
   conn: document.getElementById("conn")!,

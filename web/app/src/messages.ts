@@ -1,7 +1,7 @@
 // The small message area over the view: server errors (code and message) and
 // notes, each fading after a while; a repeat of the newest bumps its count
 // instead of stacking.
-import { describeError } from "./api";
+import { describeError } from "./errors";
 
 const SHOWN_MS = 8000;
 const MAX_SHOWN = 4;

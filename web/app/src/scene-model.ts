@@ -1,15 +1,18 @@
-// The client's picture of a world, kept in sync by the stream: the topology
+// The viewer's picture of a world, kept in sync by the stream: the topology
 // (bodies, constraints, springs: what the world *is*) from each snapshot's
-// TopologyChanges, and each snapshot's packed columns unpacked into a Frame
-// (what it is *doing*). Nothing here touches the DOM, so it is unit-tested.
-import type { Body } from "@linkage/proto/body_pb";
-import { BodyKind, Motion } from "@linkage/proto/body_pb";
-import type { Constraint, ConstraintDef } from "@linkage/proto/constraint_pb";
-import type { Force, Spring } from "@linkage/proto/force_pb";
-import type { Snapshot, TopologyChanges } from "@linkage/proto/snapshot_pb";
-import type { Vec3 } from "@linkage/proto/types_pb";
-import { HaltReason, type Halt, type WorldSettings } from "@linkage/proto/world_pb";
-import { idKey, key, refKey, type Key } from "./ids";
+// change records, as @linkage/client's Mirror keeps it, with what the views
+// draw of each object; and each snapshot's packed columns as a Frame (what
+// it is *doing*). Nothing here touches the DOM, so it is unit-tested.
+import { create } from "@bufbuild/protobuf";
+import { constraintRows, Mirror, type ConstraintRows } from "@linkage/client";
+import type { Body } from "@linkage/client/proto/body_pb";
+import { BodyKind, Motion } from "@linkage/client/proto/body_pb";
+import type { Constraint, ConstraintDef } from "@linkage/client/proto/constraint_pb";
+import { SpringSchema, type Force, type Spring } from "@linkage/client/proto/force_pb";
+import type { Snapshot } from "@linkage/client/proto/snapshot_pb";
+import type { Vec3 } from "@linkage/client/proto/types_pb";
+import { HaltReason, type Halt } from "@linkage/client/proto/world_pb";
+import { idKey, refKey, type Key } from "./ids";
 
 export type Shape =
   | { kind: "disk"; radius: number }
@@ -60,10 +63,7 @@ export interface Pose {
   slot: Map<Key, number>;
 }
 
-export interface RowValues {
-  lambda: number[];
-  error: number[];
-}
+export type RowValues = ConstraintRows;
 
 export interface DiagnosticsSample {
   kinetic: number;
@@ -159,25 +159,10 @@ function constraintInfo(c: Constraint): ConstraintInfo {
   };
 }
 
-function springInfo(f: Force): SpringInfo | null {
-  if (f.def?.type.case !== "spring") return null;
-  const spring = f.def.type.value;
+// The stream sends springs alone as springs (other forces are not topology).
+function springInfo(f: Force): SpringInfo {
+  const spring = f.def?.type.case === "spring" ? f.def.type.value : create(SpringSchema);
   return { id: idKey(f.id), a: refKey(spring.a), b: refKey(spring.b), spring };
-}
-
-// Splits the concatenated λ and C columns by each constraint's row count.
-export function unpackConstraintRows(s: Snapshot): Map<Key, RowValues> {
-  const out = new Map<Key, RowValues>();
-  let row = 0;
-  for (let i = 0; i < s.constraintIndex.length; i++) {
-    const rows = s.constraintRows[i] ?? 0;
-    out.set(key(s.constraintIndex[i], s.constraintGeneration[i]), {
-      lambda: s.lambda.slice(row, row + rows),
-      error: s.error.slice(row, row + rows),
-    });
-    row += rows;
-  }
-  return out;
 }
 
 function diagnosticsOf(s: Snapshot): DiagnosticsSample | null {
@@ -195,75 +180,17 @@ function diagnosticsOf(s: Snapshot): DiagnosticsSample | null {
   };
 }
 
-export class SceneModel {
-  readonly bodies = new Map<Key, BodyInfo>();
-  readonly constraints = new Map<Key, ConstraintInfo>();
-  readonly springs = new Map<Key, SpringInfo>();
-  // Bumped whenever the topology changes, so views can rebuild what they cache.
-  revision = 0;
-  // The world's settings as the stream last sent them (on its first frame and
-  // whenever any client changes them); replaced, never edited in place.
-  settings: WorldSettings | null = null;
-
-  clear(): void {
-    this.bodies.clear();
-    this.constraints.clear();
-    this.springs.clear();
-    this.settings = null;
-    this.revision++;
+// The stream's change records applied by @linkage/client's Mirror, which
+// keeps, for each object, what the views draw of it.
+export class SceneModel extends Mirror<BodyInfo, ConstraintInfo, SpringInfo> {
+  constructor() {
+    super({ body: bodyInfo, constraint: constraintInfo, spring: springInfo });
   }
 
-  applyChanges(changes: TopologyChanges): void {
-    if (changes.full) this.clear();
-    // Removals first: an id in both lists cannot happen (generations are not
-    // reused), but a new body may take a removed one's index.
-    for (const id of changes.removedBodies) this.bodies.delete(idKey(id));
-    for (const id of changes.removedConstraints) this.constraints.delete(idKey(id));
-    for (const id of changes.removedSprings) this.springs.delete(idKey(id));
-    for (const b of changes.addedBodies) {
-      const info = bodyInfo(b);
-      this.bodies.set(info.id, info);
-    }
-    for (const c of changes.addedConstraints) {
-      const info = constraintInfo(c);
-      this.constraints.set(info.id, info);
-    }
-    for (const f of changes.addedSprings) {
-      const info = springInfo(f);
-      if (info) this.springs.set(info.id, info);
-    }
-    // Updates (any client's new definition or name) replace what is known
-    // of objects the model already holds.
-    for (const b of changes.updatedBodies) {
-      const info = bodyInfo(b);
-      if (this.bodies.has(info.id)) this.bodies.set(info.id, info);
-    }
-    for (const c of changes.updatedConstraints) {
-      const info = constraintInfo(c);
-      if (this.constraints.has(info.id)) this.constraints.set(info.id, info);
-    }
-    for (const f of changes.updatedSprings) {
-      const info = springInfo(f);
-      if (info && this.springs.has(info.id)) this.springs.set(info.id, info);
-    }
-    this.revision++;
-  }
-
-  // Applies one snapshot's topology changes and returns its state as a Frame.
-  apply(s: Snapshot, receivedAt: number): Frame {
-    const c = s.changes;
-    if (c && (c.full || c.addedBodies.length || c.removedBodies.length || c.addedConstraints.length ||
-        c.removedConstraints.length || c.addedSprings.length || c.removedSprings.length ||
-        c.updatedBodies.length || c.updatedConstraints.length || c.updatedSprings.length)) {
-      this.applyChanges(c);
-    }
-    if (c?.settings) this.settings = c.settings;
-    const ids: Key[] = new Array(s.bodyIndex.length);
-    const slot = new Map<Key, number>();
-    for (let i = 0; i < s.bodyIndex.length; i++) {
-      ids[i] = key(s.bodyIndex[i], s.bodyGeneration[i]);
-      slot.set(ids[i], i);
-    }
+  // Applies one snapshot (its change records, then its state) and returns
+  // its state as a Frame, received at `receivedAt` (performance.now()).
+  receive(s: Snapshot, receivedAt: number): Frame {
+    this.apply(s);
     return {
       world: s.world,
       tick: Number(s.tick),
@@ -272,12 +199,12 @@ export class SceneModel {
       halt: haltText(s.halt),
       topologyVersion: Number(s.topologyVersion),
       dimension: s.dimension || 2,
-      ids,
-      slot,
+      ids: this.ids,
+      slot: this.slot,
       position: s.position,
       velocity: s.velocity,
       angle: s.angle,
-      constraints: unpackConstraintRows(s),
+      constraints: constraintRows(s),
       diagnostics: diagnosticsOf(s),
       receivedAt,
     };

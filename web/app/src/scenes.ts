@@ -2,7 +2,7 @@
 // /scenes/<stem>.json (linkage.v1.Scene in its JSON mapping); saving writes
 // the same format, with the proto's field names as the scene files use them.
 import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
-import { SceneSchema } from "@linkage/proto/scene_pb";
+import { SceneSchema } from "@linkage/client/proto/scene_pb";
 import type { App } from "./app";
 
 async function getJson(path: string): Promise<JsonValue> {

@@ -2,7 +2,7 @@
 // once with UpdateWorld (only that field; the others keep their values), and
 // refreshed from the stream, so edits made elsewhere show up within a frame.
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { Dynamics, Integrator, LinearSolver, type WorldSettings, type WorldSettingsSchema } from "@linkage/proto/world_pb";
+import { Dynamics, Integrator, LinearSolver, type WorldSettings, type WorldSettingsSchema } from "@linkage/client/proto/world_pb";
 import type { App } from "./app";
 
 type Settings = MessageInitShape<typeof WorldSettingsSchema>;

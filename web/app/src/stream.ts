@@ -1,7 +1,8 @@
 // One world's StreamState, kept open: when it drops it is reopened with
 // exponential backoff, after checking the world still exists.
-import type { Snapshot } from "@linkage/proto/snapshot_pb";
-import { Code, describeError, errorCode, type Api } from "./api";
+import { Code, type Client } from "@linkage/client";
+import type { Snapshot } from "@linkage/client/proto/snapshot_pb";
+import { describeError, errorCode } from "./errors";
 
 export type StreamState = "connecting" | "live" | "retrying";
 
@@ -32,7 +33,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export class WorldStream {
   private readonly abort = new AbortController();
 
-  constructor(private readonly api: Api, readonly world: string, private readonly on: StreamHandlers) {
+  constructor(private readonly client: Client, readonly world: string, private readonly on: StreamHandlers) {
     void this.run();
   }
 
@@ -45,12 +46,9 @@ export class WorldStream {
     let attempt = 0;
     while (!signal.aborted) {
       try {
-        if (attempt > 0) await this.api.world.getWorld({ world: this.world }, { signal });
+        if (attempt > 0) await this.client.world.getWorld({ world: this.world }, { signal });
         this.on.state("connecting");
-        const stream = this.api.world.streamState(
-          { world: this.world, rateHz: 0, constraints: true, diagnostics: true },
-          { signal },
-        );
+        const stream = this.client.stream(this.world, { constraints: true, diagnostics: true, signal });
         let first = true;
         for await (const s of stream) {
           if (first) {

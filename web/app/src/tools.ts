@@ -1,7 +1,7 @@
 // The mouse tools. Everything they change goes through the API, so every
 // client watching the world sees it on its next frame. Two-body tools take
 // two clicks: a body, then another body or empty space (the world).
-import { BodyKind, Motion } from "@linkage/proto/body_pb";
+import { BodyKind, Motion } from "@linkage/client/proto/body_pb";
 import type { App, ToolFeedback } from "./app";
 import { BodyDrag } from "./drag";
 import { bodyPosition, toLocal, toWorld, type P3 } from "./geometry";

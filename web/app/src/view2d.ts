@@ -1,6 +1,6 @@
 // The 2D view: a canvas with a pan/zoom camera. Bodies are drawn with their
 // shapes and rotation, constraints by type and coloured by force or error.
-import { Motion } from "@linkage/proto/body_pb";
+import { Motion } from "@linkage/client/proto/body_pb";
 import { Camera2D } from "./camera2d";
 import { largestForce, magnitude, rampCss, rampPosition } from "./colors";
 import { constraintPrims, springPrims, type Prim } from "./constraint-geometry";

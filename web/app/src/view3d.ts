@@ -1,7 +1,7 @@
 // The 3D view (particle worlds): three.js with an orbit camera. Particles are
 // instanced spheres; constraints, springs and tool feedback are line
 // segments built from the same primitives the 2D view draws.
-import { Motion } from "@linkage/proto/body_pb";
+import { Motion } from "@linkage/client/proto/body_pb";
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { largestForce, magnitude, rampColor, rampPosition } from "./colors";

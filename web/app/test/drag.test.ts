@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Motion } from "@linkage/proto/body_pb";
+import { Motion } from "@linkage/client/proto/body_pb";
 import type { App } from "../src/app";
 import { BodyDrag } from "../src/drag";
 import { SceneModel } from "../src/scene-model";
@@ -26,7 +26,7 @@ function fakeApp() {
 
 function info(fixed = false) {
   const m = new SceneModel();
-  m.apply(snapshot({ changes: { full: true, addedBodies: [body({ index: 1, generation: 1 }, "bob", { fixed, mass: 2 })] } }), 0);
+  m.receive(snapshot({ changes: { full: true, addedBodies: [body({ index: 1, generation: 1 }, "bob", { fixed, mass: 2 })] } }), 0);
   return m.bodies.get("1:1")!;
 }
 

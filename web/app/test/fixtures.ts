@@ -1,9 +1,9 @@
 // Snapshots built the way the server sends them, for the unit tests.
 import { create } from "@bufbuild/protobuf";
-import { BodyKind, BodySchema, Motion } from "@linkage/proto/body_pb";
-import { ConstraintSchema } from "@linkage/proto/constraint_pb";
-import { ForceSchema } from "@linkage/proto/force_pb";
-import { SnapshotSchema, TopologyChangesSchema, type Snapshot } from "@linkage/proto/snapshot_pb";
+import { BodyKind, BodySchema, Motion } from "@linkage/client/proto/body_pb";
+import { ConstraintSchema } from "@linkage/client/proto/constraint_pb";
+import { ForceSchema } from "@linkage/client/proto/force_pb";
+import { SnapshotSchema, TopologyChangesSchema, type Snapshot } from "@linkage/client/proto/snapshot_pb";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 
 type Id = { index: number; generation: number };

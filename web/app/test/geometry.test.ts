@@ -5,7 +5,7 @@ import { body, distance, pin, snapshot } from "./fixtures";
 
 describe("body frames", () => {
   const m = new SceneModel();
-  const f = m.apply(snapshot({ bodyIndex: [0], bodyGeneration: [1], position: [1, 2], angle: [Math.PI / 2] }), 0);
+  const f = m.receive(snapshot({ bodyIndex: [0], bodyGeneration: [1], position: [1, 2], angle: [Math.PI / 2] }), 0);
 
   it("puts a local anchor where the turned body carries it, and back", () => {
     const w = toWorld(f, "0:1", [1, 0, 0]);
@@ -29,7 +29,7 @@ describe("sceneBounds", () => {
     const m = new SceneModel();
     const A = { index: 0, generation: 1 };
     const B = { index: 1, generation: 1 };
-    const f = m.apply(snapshot({
+    const f = m.receive(snapshot({
       bodyIndex: [0, 1],
       bodyGeneration: [1, 1],
       position: [1, 0, 2, 0],
@@ -46,7 +46,7 @@ describe("sceneBounds", () => {
   it("finds the pivot of a pin whose world anchor is the origin (left unset)", () => {
     const m = new SceneModel();
     const A = { index: 0, generation: 1 };
-    const f = m.apply(snapshot({
+    const f = m.receive(snapshot({
       bodyIndex: [0], bodyGeneration: [1], position: [3, 4], angle: [0],
       changes: { full: true, addedBodies: [body(A, "bob")], addedConstraints: [pin({ index: 0, generation: 1 }, null, A)] },
     }), 0);
@@ -57,7 +57,7 @@ describe("sceneBounds", () => {
     const m = new SceneModel();
     const P = { index: 0, generation: 1 };
     const A = { index: 1, generation: 1 };
-    const f = m.apply(snapshot({
+    const f = m.receive(snapshot({
       dimension: 3,
       bodyIndex: [0, 1], bodyGeneration: [1, 1], position: [0, 1, 0, 0, 1, 2], angle: [0, 0],
       changes: {
@@ -73,7 +73,7 @@ describe("sceneBounds", () => {
     const m = new SceneModel();
     const A = { index: 0, generation: 1 };
     const B = { index: 1, generation: 1 };
-    const f = m.apply(snapshot({
+    const f = m.receive(snapshot({
       bodyIndex: [0, 1], bodyGeneration: [1, 1], position: [1, 0, 2, 0], angle: [0, 0],
       changes: {
         full: true,

@@ -5,7 +5,7 @@ import { body, distance, snapshot } from "./fixtures";
 
 function world() {
   const m = new SceneModel();
-  const f = m.apply(snapshot({
+  const f = m.receive(snapshot({
     bodyIndex: [0, 1, 2],
     bodyGeneration: [1, 1, 1],
     // A 2 × 0.4 box turned 90°, a particle on its top end, a disk to the right.

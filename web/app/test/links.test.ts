@@ -5,7 +5,7 @@ import { SceneModel } from "../src/scene-model";
 import { snapshot } from "./fixtures";
 
 // Body 0:1 at (1, 0) turned a quarter turn; body 1:1 at (3, 0), not turned.
-const pose = new SceneModel().apply(snapshot({ bodyIndex: [0, 1], bodyGeneration: [1, 1], position: [1, 0, 3, 0], angle: [Math.PI / 2, 0] }), 0);
+const pose = new SceneModel().receive(snapshot({ bodyIndex: [0, 1], bodyGeneration: [1, 1], position: [1, 0, 3, 0], angle: [Math.PI / 2, 0] }), 0);
 const spring = { stiffness: 40, damping: 0.3 };
 const A = { id: "0:1", point: [1, 1, 0] as [number, number, number] };
 const B = { id: "1:1", point: [3, 0, 0] as [number, number, number] };

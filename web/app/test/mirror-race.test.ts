@@ -8,18 +8,18 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { equals, fromJson, type JsonValue } from "@bufbuild/protobuf";
-import { BodySchema } from "@linkage/proto/body_pb";
-import { ConstraintDefSchema } from "@linkage/proto/constraint_pb";
-import { SpringSchema } from "@linkage/proto/force_pb";
+import { BodySchema } from "@linkage/client/proto/body_pb";
+import { ConstraintDefSchema } from "@linkage/client/proto/constraint_pb";
+import { SpringSchema } from "@linkage/client/proto/force_pb";
 import {
   ListBodiesResponseSchema,
   ListConstraintsResponseSchema,
   ListForcesResponseSchema,
-} from "@linkage/proto/service_pb";
-import { SnapshotSchema } from "@linkage/proto/snapshot_pb";
+} from "@linkage/client/proto/service_pb";
+import { SnapshotSchema } from "@linkage/client/proto/snapshot_pb";
 import { SceneModel } from "../src/scene-model";
 
-const lines = readFileSync(new URL("./mirror-race.jsonl", import.meta.url), "utf8").trim().split("\n");
+const lines = readFileSync(new URL("../../client/test/mirror-race.jsonl", import.meta.url), "utf8").trim().split("\n");
 const frames = lines.slice(0, -1).map((l) => fromJson(SnapshotSchema, JSON.parse(l) as JsonValue));
 const end = (JSON.parse(lines[lines.length - 1]) as { end: Record<string, JsonValue> }).end;
 const bodies = fromJson(ListBodiesResponseSchema, end.bodies).bodies;
@@ -38,7 +38,7 @@ describe("SceneModel on a recorded race of three clients", () => {
 
   it("ends equal to ListBodies, ListConstraints and ListForces", () => {
     const m = new SceneModel();
-    for (const f of frames) m.apply(f, 0);
+    for (const f of frames) m.receive(f, 0);
     // Bodies whole, state included: the world was paused, so only commands moved them.
     expect([...m.bodies.keys()].sort()).toEqual(bodies.map((b) => key(b.id)).sort());
     for (const b of bodies) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Motion } from "@linkage/proto/body_pb";
-import { HaltReason } from "@linkage/proto/world_pb";
+import { Motion } from "@linkage/client/proto/body_pb";
+import { HaltReason } from "@linkage/client/proto/world_pb";
 import { SceneModel } from "../src/scene-model";
 import { body, distance, pin, snapshot, spring } from "./fixtures";
 
@@ -28,7 +28,7 @@ function full() {
 describe("SceneModel", () => {
   it("builds the whole topology from a full frame", () => {
     const m = new SceneModel();
-    const f = m.apply(full(), 123);
+    const f = m.receive(full(), 123);
     expect([...m.bodies.keys()]).toEqual(["0:1", "1:1"]);
     expect(m.bodies.get("0:1")).toMatchObject({ name: "pivot", motion: Motion.FIXED, rigid: false });
     expect(m.bodies.get("1:1")!.shape).toEqual({ kind: "box", halfWidth: 0.5, halfHeight: 0.1 });
@@ -40,8 +40,8 @@ describe("SceneModel", () => {
 
   it("replaces everything on a later full frame", () => {
     const m = new SceneModel();
-    m.apply(full(), 0);
-    m.apply(snapshot({ bodyIndex: [2], bodyGeneration: [1], position: [5, 5], angle: [0], changes: { full: true, addedBodies: [body(C, "solo")] } }), 1);
+    m.receive(full(), 0);
+    m.receive(snapshot({ bodyIndex: [2], bodyGeneration: [1], position: [5, 5], angle: [0], changes: { full: true, addedBodies: [body(C, "solo")] } }), 1);
     expect([...m.bodies.keys()]).toEqual(["2:1"]);
     expect(m.constraints.size).toBe(0);
     expect(m.springs.size).toBe(0);
@@ -49,9 +49,9 @@ describe("SceneModel", () => {
 
   it("applies added and removed bodies, constraints and springs", () => {
     const m = new SceneModel();
-    m.apply(full(), 0);
+    m.receive(full(), 0);
     const rev = m.revision;
-    m.apply(snapshot({
+    m.receive(snapshot({
       changes: {
         addedBodies: [body(C, "new")],
         addedConstraints: [pin({ index: 1, generation: 1 }, B, C)],
@@ -65,15 +65,15 @@ describe("SceneModel", () => {
     expect(m.revision).toBeGreaterThan(rev);
 
     const quiet = m.revision;
-    m.apply(snapshot({ changes: {} }), 0);
+    m.receive(snapshot({ changes: {} }), 0);
     expect(m.revision).toBe(quiet);
   });
 
   it("applies updated bodies, constraints and springs: new definitions and names", () => {
     const m = new SceneModel();
-    m.apply(full(), 0);
+    m.receive(full(), 0);
     const rev = m.revision;
-    m.apply(snapshot({
+    m.receive(snapshot({
       changes: {
         updatedBodies: [body(B, "bobby", { rigid: true, disk: 0.2, mass: 3 })],
         updatedConstraints: [distance({ index: 0, generation: 1 }, "tie", A, B, { x: 0.5, y: 0, z: 0 })],
@@ -85,14 +85,14 @@ describe("SceneModel", () => {
     expect(m.springs.get("0:1")).toMatchObject({ a: "0:1", b: null });
     expect(m.revision).toBeGreaterThan(rev);
     // An update of something the model never had is not an addition.
-    m.apply(snapshot({ changes: { updatedBodies: [body(C, "stranger")] } }), 0);
+    m.receive(snapshot({ changes: { updatedBodies: [body(C, "stranger")] } }), 0);
     expect(m.bodies.has("2:1")).toBe(false);
   });
 
   it("keeps a reused index with a new generation apart from the removed body", () => {
     const m = new SceneModel();
-    m.apply(full(), 0);
-    const f = m.apply(snapshot({
+    m.receive(full(), 0);
+    const f = m.receive(snapshot({
       bodyIndex: [0, 1],
       bodyGeneration: [1, 2],
       position: [0, 0, 3, 3],
@@ -106,13 +106,13 @@ describe("SceneModel", () => {
 
   it("marks the world's end of a constraint as null", () => {
     const m = new SceneModel();
-    m.apply(snapshot({ changes: { full: true, addedBodies: [body(B, "bob")], addedConstraints: [distance({ index: 3, generation: 1 }, "", null, B)] } }), 0);
+    m.receive(snapshot({ changes: { full: true, addedBodies: [body(B, "bob")], addedConstraints: [distance({ index: 3, generation: 1 }, "", null, B)] } }), 0);
     expect(m.constraints.get("3:1")!.bodies).toEqual([null, "1:1"]);
   });
 
   it("unpacks λ and error columns by each constraint's row count", () => {
     const m = new SceneModel();
-    const f = m.apply(snapshot({
+    const f = m.receive(snapshot({
       constraintIndex: [0, 1, 2],
       constraintGeneration: [1, 1, 4],
       constraintRows: [1, 2, 3],
@@ -126,29 +126,29 @@ describe("SceneModel", () => {
 
   it("carries the diagnostics used by the plots", () => {
     const m = new SceneModel();
-    const f = m.apply(snapshot({ diagnostics: { kineticEnergy: 2, gravitationalEnergy: -1, springEnergy: 0.5, maxError: 1e-6, stepSeconds: 0.001, overruns: 3n } }), 0);
+    const f = m.receive(snapshot({ diagnostics: { kineticEnergy: 2, gravitationalEnergy: -1, springEnergy: 0.5, maxError: 1e-6, stepSeconds: 0.001, overruns: 3n } }), 0);
     expect(f.diagnostics).toMatchObject({ kinetic: 2, gravitational: -1, spring: 0.5, maxError: 1e-6, stepSeconds: 0.001, overruns: 3 });
-    expect(m.apply(snapshot({}), 0).diagnostics).toBeNull();
+    expect(m.receive(snapshot({}), 0).diagnostics).toBeNull();
   });
 
   it("says why the server paused the world, while it is halted", () => {
     const m = new SceneModel();
-    expect(m.apply(snapshot({ paused: true }), 0).halt).toBeUndefined();
-    const halted = m.apply(snapshot({ paused: true, halt: { reason: HaltReason.DIVERGED, tick: 35n, message: "…" } }), 0);
+    expect(m.receive(snapshot({ paused: true }), 0).halt).toBeUndefined();
+    const halted = m.receive(snapshot({ paused: true, halt: { reason: HaltReason.DIVERGED, tick: 35n, message: "…" } }), 0);
     expect(halted.halt).toBe("diverged at tick 35");
-    const slow = m.apply(snapshot({ paused: true, halt: { reason: HaltReason.WATCHDOG, tick: 5n } }), 0);
+    const slow = m.receive(snapshot({ paused: true, halt: { reason: HaltReason.WATCHDOG, tick: 5n } }), 0);
     expect(slow.halt).toBe("steps too slow at tick 5");
   });
 
   it("keeps the settings a frame carries until another replaces them", () => {
     const m = new SceneModel();
-    m.apply(snapshot({ changes: { full: true, settings: { substeps: 4, tickRate: 60 } } }), 0);
+    m.receive(snapshot({ changes: { full: true, settings: { substeps: 4, tickRate: 60 } } }), 0);
     const first = m.settings;
     expect(first).toMatchObject({ substeps: 4, tickRate: 60 });
-    m.apply(snapshot({ changes: { addedBodies: [body(C, "extra")] } }), 0);
-    m.apply(snapshot({}), 0);
+    m.receive(snapshot({ changes: { addedBodies: [body(C, "extra")] } }), 0);
+    m.receive(snapshot({}), 0);
     expect(m.settings).toBe(first);
-    m.apply(snapshot({ changes: { settings: { substeps: 8, tickRate: 120 } } }), 0);
+    m.receive(snapshot({ changes: { settings: { substeps: 8, tickRate: 120 } } }), 0);
     expect(m.settings).toMatchObject({ substeps: 8, tickRate: 120 });
     m.clear();
     expect(m.settings).toBeNull();
