@@ -4,7 +4,9 @@
 // read with a gRPC client of its own.
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { Motion } from "@linkage/proto/body_pb";
+import { SceneSchema } from "@linkage/proto/scene_pb";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { direct, type Clients } from "../gateway/test/clients.js";
@@ -190,6 +192,126 @@ describe("the viewer", () => {
 
     await page.locator("[data-testid=resume]").click();
     await page.waitForFunction((n) => window.linkage.plotSamples() > n + 10, samples);
+    await page.close();
+  });
+});
+
+/** Where the page draws every body, as a box in canvas pixels, and the canvas' size. */
+async function drawnBox(page: Page) {
+  return page.evaluate(() => {
+    const r = document.querySelector("[data-testid=view]")!.getBoundingClientRect();
+    const points = window.linkage.bodies().map((b) => window.linkage.toScreen(b.x, b.y, b.z));
+    const xs = points.map((p) => p.x - r.left);
+    const ys = points.map((p) => p.y - r.top);
+    return { left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys), width: r.width, height: r.height };
+  });
+}
+
+/** The bodies are all in the canvas, and across or down they fill at least 60 % of it. */
+function expectFramed(box: Awaited<ReturnType<typeof drawnBox>>) {
+  expect(box.left).toBeGreaterThanOrEqual(0);
+  expect(box.top).toBeGreaterThanOrEqual(0);
+  expect(box.right).toBeLessThanOrEqual(box.width);
+  expect(box.bottom).toBeLessThanOrEqual(box.height);
+  expect(Math.max((box.right - box.left) / box.width, (box.bottom - box.top) / box.height)).toBeGreaterThan(0.6);
+}
+
+/** 64 particles floating (no gravity) 20 m from the origin: `[nx, ny, nz]` of them 1 m apart. */
+async function particleCloud(world: string, [nx, ny, nz]: [number, number, number]) {
+  const bodies = [];
+  for (let i = 0; i < nx; i++)
+    for (let j = 0; j < ny; j++) for (let k = 0; k < nz; k++) bodies.push({ name: `p${i}-${j}-${k}`, mass: 1, position: { x: 20 + i, y: 5 + j, z: k } });
+  await server.body.createBodies({ world, bodies });
+}
+
+async function readScene(stem: string) {
+  return fromJson(SceneSchema, JSON.parse(await readFile(join(repo, "scenes", `${stem}.json`), "utf8")) as JsonValue);
+}
+
+describe("the viewer's first minute", () => {
+  it("frames a world of 3D particles when it opens", async () => {
+    const world = "e2e-cloud";
+    await server.world.createWorld({ name: world, settings: { dimension: 3, gravity: { x: 0, y: 0, z: 0 } } });
+    // A long row: a bounding sphere would leave most of the canvas empty.
+    await particleCloud(world, [16, 2, 2]);
+    const page = await open(`/?world=${world}`);
+    await page.waitForFunction(() => window.linkage.bodies().length === 64);
+    expectFramed(await drawnBox(page));
+    await page.close();
+  });
+
+  it("frames 3D particles another client puts into an empty world it shows", async () => {
+    const world = "e2e-cloud-late";
+    await server.world.createWorld({ name: world, settings: { dimension: 3, gravity: { x: 0, y: 0, z: 0 } } });
+    const page = await open(`/?world=${world}`);
+    await particleCloud(world, [4, 4, 4]);
+    await page.waitForFunction(() => window.linkage.bodies().length === 64);
+    await expect.poll(async () => {
+      const b = await drawnBox(page);
+      return b.left >= 0 && b.right <= b.width && b.top >= 0 && b.bottom <= b.height;
+    }).toBe(true);
+    expectFramed(await drawnBox(page));
+    await page.close();
+  });
+
+  it("shows in the scene picker the scene the world holds", async () => {
+    const picker = (page: Page) => page.locator("[data-testid=scene-select]");
+    const demo = await open("/?world=default");
+    await expect.poll(() => picker(demo).inputValue()).toBe("demo");
+    await demo.close();
+
+    const world = "e2e-picker";
+    const page = await open(`/?world=${world}&scene=pendulum`);
+    await expect.poll(() => picker(page).inputValue()).toBe("pendulum");
+    const title = (await readScene("pendulum")).title;
+    expect(await picker(page).locator("option:checked").innerText()).toBe(title);
+
+    // Another client loads a scene, edits the world, resets it.
+    await server.world.loadScene({ world, scene: await readScene("double_pendulum") });
+    await expect.poll(() => picker(page).inputValue()).toBe("double_pendulum");
+    await server.body.createBody({ world, body: { name: "extra", mass: 1, position: { x: 3, y: 0 } } });
+    await expect.poll(() => picker(page).inputValue()).toBe("");
+    await expect(page.locator("[data-testid=scene-load]").isDisabled()).resolves.toBe(true);
+    await server.world.reset({ world });
+    await expect.poll(() => picker(page).inputValue()).toBe("double_pendulum");
+
+    // Loading from the picker loads into the world shown.
+    await picker(page).selectOption("chain");
+    await page.locator("[data-testid=scene-load]").click();
+    await expect.poll(async () => (await server.world.getWorld({ world })).world?.bodyCount).toBe((await readScene("chain")).bodies.length);
+    await expect.poll(() => picker(page).inputValue()).toBe("chain");
+    await page.close();
+  });
+
+  it("lists every tool and key in the help overlay", async () => {
+    const page = await open("/?world=e2e-help");
+    const help = page.locator("[data-testid=help]");
+    await expect(help.isVisible()).resolves.toBe(false);
+    await page.keyboard.press("?");
+    await expect(help.isVisible()).resolves.toBe(true);
+    const text = await help.innerText();
+    for (const tool of await page.locator("[data-tool]").all()) expect(text).toContain(await tool.innerText());
+    for (const key of ["Space", "Esc", "Delete"]) expect(text).toContain(key);
+    await page.keyboard.press("Escape");
+    await expect(help.isVisible()).resolves.toBe(false);
+    await page.locator("[data-testid=help-button]").click();
+    await expect(help.isVisible()).resolves.toBe(true);
+    await page.locator("[data-testid=help-close]").click();
+    await expect(help.isVisible()).resolves.toBe(false);
+    await page.close();
+  });
+
+  it("sends the token typed into its field with every call, for the tab's session", async () => {
+    const page = await open("/?world=e2e-token");
+    const sent: (string | undefined)[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/linkage.v1.")) sent.push(r.headers()["authorization"]);
+    });
+    await page.locator("[data-testid=token]").fill("s3cret");
+    await page.locator("[data-testid=token]").dispatchEvent("change");
+    await expect.poll(() => sent.length).toBeGreaterThan(1);
+    expect(new Set(sent)).toEqual(new Set(["Bearer s3cret"]));
+    expect(await page.evaluate(() => sessionStorage.getItem("linkage.token"))).toBe("s3cret");
     await page.close();
   });
 });

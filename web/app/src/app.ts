@@ -4,6 +4,7 @@
 import type { WorldSettings } from "@linkage/client/proto/world_pb";
 import type { Client } from "@linkage/client";
 import type { ColorMode } from "./colors";
+import { bodyPosition } from "./geometry";
 import type { Target } from "./hit";
 import { Playback } from "./interpolate";
 import type { Messages } from "./messages";
@@ -42,8 +43,13 @@ export class App {
   // Listeners for the world's settings, from the stream: this client's
   // changes and everyone else's, within a frame.
   readonly settingsListeners: ((settings: WorldSettings) => void)[] = [];
+  // Listeners for any change of the world's bodies, constraints or springs
+  // (or settings), once the frame that brought it is the latest.
+  readonly topologyListeners: (() => void)[] = [];
   private stream: WorldStream | null = null;
   private needsFit = true;
+  // The view was last framed on a world without bodies.
+  private framedEmpty = false;
   private statusAt = 0;
   private view3d: Promise<typeof View3D> | null = null;
   private View3D: typeof View3D | null = null;
@@ -119,10 +125,12 @@ export class App {
       snapshot: (s) => {
         if (s.world !== this.world) return;
         const settings = this.model.settings;
+        const revision = this.model.revision;
         const frame = this.model.receive(s, performance.now());
+        this.playback.push(frame);
         if (this.model.settings && this.model.settings !== settings)
           for (const f of this.settingsListeners) f(this.model.settings);
-        this.playback.push(frame);
+        if (this.model.revision !== revision) for (const f of this.topologyListeners) f();
         this.plots.push(frame);
       },
       state: (state, detail) => this.streamState(state, detail),
@@ -188,11 +196,15 @@ export class App {
     if (!frame) return;
     if (!this.ensureView(frame.dimension)) return;
     const pose = this.playback.pose(performance.now())!;
-    // An empty world is framed at once too, so bodies added to it later
-    // appear where the user clicked rather than moving the camera.
-    if (this.needsFit) {
+    // An empty world is framed at once too, so a body the user adds appears
+    // where they clicked. Bodies another client puts in it are framed when
+    // they come, if any of them is out of the picture.
+    if (this.needsFit || (this.framedEmpty && this.hasBodies() && !this.allShown(pose))) {
       this.view.fit(this.model, pose);
       this.needsFit = false;
+      this.framedEmpty = !this.hasBodies();
+    } else if (this.framedEmpty && this.hasBodies()) {
+      this.framedEmpty = false;
     }
     if (this.selected && !this.exists(this.selected)) this.selected = null;
     if (this.hover && !this.exists(this.hover)) this.hover = null;
@@ -214,6 +226,21 @@ export class App {
       const selected = this.selectionText(frame);
       this.el.status.textContent = this.statusText(frame) + (selected ? "\n" + selected : "");
     }
+  }
+
+  // Bodies other than drag cursors (which come and go with the mouse).
+  private hasBodies(): boolean {
+    for (const b of this.model.bodies.values()) if (!b.cursor) return true;
+    return false;
+  }
+
+  // Whether every body is inside the canvas.
+  private allShown(pose: Pose): boolean {
+    const c = this.canvas();
+    return pose.ids.every((id) => {
+      const p = this.view.toScreen(bodyPosition(pose, id)!);
+      return p.x >= 0 && p.y >= 0 && p.x <= c.clientWidth && p.y <= c.clientHeight;
+    });
   }
 
   private exists(t: Target): boolean {

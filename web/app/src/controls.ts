@@ -5,13 +5,19 @@ import { Code } from "@linkage/client";
 import { errorCode } from "./errors";
 import type { App } from "./app";
 import { ERROR_CEIL, ERROR_FLOOR, RAMP, type ColorMode } from "./colors";
-import { loadScene, saveScene, sceneStems } from "./scenes";
+import { Help } from "./help";
+import { getToken, setToken } from "./token";
+import { heldScene, type SceneEntry } from "./scene-match";
+import { loadScene, saveScene, sceneEntries } from "./scenes";
 import { SettingsPanel } from "./settings";
 import { Tools, type ToolName } from "./tools";
 
 // How often the world list is re-read, for worlds other clients create or
 // delete (the stream carries one world's state and settings, not the list).
 const POLL_MS = 2000;
+
+// The picker's entry for a world that holds none of the scene files.
+const NO_SCENE = "(edited or new)";
 
 const KEYS: Record<string, ToolName> = { d: "drag", s: "select", i: "impulse", r: "rod", p: "pin", k: "spring", l: "slider", b: "body" };
 
@@ -22,10 +28,14 @@ function $<T extends HTMLElement>(id: string): T {
 export class Controls {
   readonly tools: Tools;
   private readonly settings: SettingsPanel;
+  private readonly help = new Help($("help"), KEYS);
   private readonly worldSelect = $<HTMLSelectElement>("world-select");
   private readonly sceneSelect = $<HTMLSelectElement>("scene-select");
+  private scenes: SceneEntry[] = [];
+  // The stem of the scene the world was last seen to hold ("" for none).
+  private held: string | undefined;
 
-  constructor(private readonly app: App, stage: HTMLElement, private readonly initialScene: string | null) {
+  constructor(private readonly app: App, stage: HTMLElement) {
     this.tools = new Tools(app, stage, $("tool-hint"), (tool) => this.showTool(tool));
     app.tool = this.tools;
     this.settings = new SettingsPanel(app, $("settings"));
@@ -35,6 +45,8 @@ export class Controls {
     this.bindTools();
     this.bindColors();
     this.bindKeys();
+    this.bindAccess();
+    $("help-button").addEventListener("click", () => this.help.toggle());
     app.worldListeners.push(() => void this.poll());
     app.settingsListeners.push((settings) => this.settings.show(settings));
     setInterval(() => void this.poll(), POLL_MS);
@@ -71,20 +83,43 @@ export class Controls {
   }
 
   private async bindScenes(): Promise<void> {
-    $("scene-load").addEventListener("click", () => {
+    const load = $<HTMLButtonElement>("scene-load");
+    load.addEventListener("click", () => {
       if (this.sceneSelect.value) void loadScene(this.app, this.sceneSelect.value);
     });
+    const enable = () => (load.disabled = !this.sceneSelect.value);
+    this.sceneSelect.addEventListener("change", enable);
     $("scene-save").addEventListener("click", () => void saveScene(this.app));
     $("reset").addEventListener("click", async () => {
       const world = this.app.world;
       if (await this.app.call("reset", () => this.app.api.world.reset({ world }))) this.app.plots.clear();
     });
     try {
-      for (const stem of await sceneStems()) this.sceneSelect.append(new Option(stem, stem));
-      if (this.initialScene) this.sceneSelect.value = this.initialScene;
+      this.scenes = await sceneEntries();
     } catch (err) {
       this.app.messages.error(err, "scene list");
     }
+    this.sceneSelect.replaceChildren(
+      new Option(NO_SCENE, ""),
+      ...this.scenes.map((s) => Object.assign(new Option(s.title, s.stem), { title: `scenes/${s.stem}.json` })),
+    );
+    this.app.topologyListeners.push(() => this.showHeldScene());
+    this.app.worldListeners.push(() => (this.held = undefined));
+    this.showHeldScene();
+    enable();
+  }
+
+  // Puts the scene the world holds in the picker when that changes (a load,
+  // a reset, an edit, another world), and leaves a choice the user made
+  // meanwhile alone otherwise.
+  private showHeldScene(): void {
+    const frame = this.app.latest;
+    if (!frame || frame.world !== this.app.world) return;
+    const stem = heldScene(this.scenes, this.app.model, frame.dimension)?.stem ?? "";
+    if (stem === this.held) return;
+    this.held = stem;
+    this.sceneSelect.value = stem;
+    $<HTMLButtonElement>("scene-load").disabled = !stem;
   }
 
   private bindTime(): void {
@@ -123,6 +158,18 @@ export class Controls {
     show("force");
   }
 
+  // The token field: kept for the tab's session (sessionStorage, as
+  // token.ts reads it for every call); a new one reopens the world at once,
+  // so its stream and list need not wait for a retry.
+  private bindAccess(): void {
+    const field = $<HTMLInputElement>("token");
+    field.value = getToken() ?? "";
+    field.addEventListener("change", () => {
+      setToken(field.value.trim());
+      void this.app.open(this.app.world || "default");
+    });
+  }
+
   private bindKeys(): void {
     window.addEventListener("keydown", (e) => {
       const t = e.target as HTMLElement;
@@ -130,7 +177,9 @@ export class Controls {
       const key = e.key.toLowerCase();
       const world = this.app.world;
       const api = this.app.api.world;
-      if (key in KEYS) this.tools.setTool(KEYS[key]);
+      if (key === "?") this.help.toggle();
+      else if (key === "escape" && this.help.open) this.help.hide();
+      else if (key in KEYS) this.tools.setTool(KEYS[key]);
       else if (key === "escape") this.tools.cancel();
       else if (key === "delete" || key === "backspace") void this.tools.deleteSelected();
       else if (key === "f") this.app.refit();

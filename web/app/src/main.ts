@@ -8,6 +8,7 @@ import { Controls } from "./controls";
 import { Messages } from "./messages";
 import { Plots } from "./plots";
 import { loadScene } from "./scenes";
+import { getToken } from "./token";
 
 const messages = new Messages(document.getElementById("messages")!);
 // Whatever slips past the calls' own handling is shown, never thrown at the user.
@@ -18,7 +19,7 @@ window.addEventListener("unhandledrejection", (e) => {
 
 const stage = document.querySelector<HTMLElement>(".stage")!;
 const plots = new Plots(document.getElementById("plots")!);
-const app = new App(new Client(), messages, plots, {
+const app = new App(new Client({ token: getToken }), messages, plots, {
   stage,
   status: document.getElementById("status")!,
   conn: document.getElementById("conn")!,
@@ -27,6 +28,6 @@ installHook(app, plots);
 const params = new URLSearchParams(window.location.search);
 const world = params.get("world") || "default";
 const scene = params.get("scene");
-new Controls(app, stage, scene);
+new Controls(app, stage);
 
 void app.open(world, scene ? () => loadScene(app, scene, world) : undefined);

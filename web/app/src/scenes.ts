@@ -4,6 +4,7 @@
 import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
 import { SceneSchema } from "@linkage/client/proto/scene_pb";
 import type { App } from "./app";
+import { sceneEntry, type SceneEntry } from "./scene-match";
 
 async function getJson(path: string): Promise<JsonValue> {
   const r = await fetch(path);
@@ -14,6 +15,16 @@ async function getJson(path: string): Promise<JsonValue> {
 export async function sceneStems(): Promise<string[]> {
   const list = await getJson("/scenes/index.json");
   return Array.isArray(list) ? list.filter((s): s is string => typeof s === "string") : [];
+}
+
+// Every scene file, read for the picker (titles) and to tell which one a
+// world holds; a file that cannot be read is left out.
+export async function sceneEntries(): Promise<SceneEntry[]> {
+  const stems = await sceneStems();
+  const entries = await Promise.all(
+    stems.map((stem) => getJson(`/scenes/${encodeURIComponent(stem)}.json`).then((json) => sceneEntry(stem, json), () => null)),
+  );
+  return entries.filter((e): e is SceneEntry => e !== null);
 }
 
 // Loads a scene into `world` (by default the one shown).

@@ -19,7 +19,7 @@ const IMPULSE_PER_METRE = 3;
 // A click this close to a body's centre attaches at the centre.
 const SNAP_PX = 8;
 
-const HINTS: Record<ToolName, string> = {
+export const HINTS: Record<ToolName, string> = {
   drag: "Drag a body: a spring pulls it to the cursor (fixed bodies follow it). Drag empty space to pan, wheel to zoom.",
   select: "Click a body, constraint or spring to select it; Delete removes it.",
   impulse: "Drag an arrow out of a body: an impulse of 3 m/s per metre, at that point.",

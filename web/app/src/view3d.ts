@@ -13,6 +13,10 @@ import type { DrawState, View } from "./view";
 import { PALETTE } from "./view2d";
 
 const PICK_PX = 8;
+// Where fit() looks from (towards the scene's centre), and how much of the
+// canvas the scene's box may fill across or down.
+const FIT_DIRECTION = new THREE.Vector3(0.55, 0.4, 1).normalize();
+const FILL = 0.85;
 const CIRCLE_SEGMENTS = 48;
 
 type Rgb = [number, number, number];
@@ -101,15 +105,31 @@ export class View3D implements View {
     // OrbitControls pans (right button) on its own.
   }
 
+  // Frames the scene's box from a fixed direction (above, right, in front):
+  // the camera backs off until every corner of the box projects inside the
+  // middle FILL of the canvas, across and down, so a scene of any size or
+  // place fills the view rather than a bounding sphere's share of it.
   fit(model: SceneModel, pose: Pose): void {
     this.resize();
     const b = sceneBox(model, pose);
     const centre = new THREE.Vector3((b.min[0] + b.max[0]) / 2, (b.min[1] + b.max[1]) / 2, (b.min[2] + b.max[2]) / 2);
-    const radius = Math.max(0.5, Math.hypot(b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]) / 2);
-    const distance = radius / Math.sin(((this.camera.fov / 2) * Math.PI) / 180) * 1.1;
-    const dir = new THREE.Vector3(0.55, 0.4, 1).normalize();
+    // Half a metre at least each way: a lone particle is not magnified without end.
+    const half = [0, 1, 2].map((k) => Math.max(0.5, (b.max[k] - b.min[k]) / 2));
+    const radius = Math.hypot(...half);
+    const back = FIT_DIRECTION.clone();
+    const right = new THREE.Vector3().crossVectors(THREE.Object3D.DEFAULT_UP, back).normalize();
+    const up = new THREE.Vector3().crossVectors(back, right);
+    const tanV = Math.tan(((this.camera.fov / 2) * Math.PI) / 180) * FILL;
+    const tanH = tanV * this.camera.aspect;
+    let distance = 0;
+    for (const sx of [-1, 1]) for (const sy of [-1, 1]) for (const sz of [-1, 1]) {
+      const v = new THREE.Vector3(sx * half[0], sy * half[1], sz * half[2]);
+      // A corner `toward` the camera is that much nearer to it than the centre.
+      const toward = v.dot(back);
+      distance = Math.max(distance, toward + Math.abs(v.dot(right)) / tanH, toward + Math.abs(v.dot(up)) / tanV);
+    }
     this.controls.target.copy(centre);
-    this.camera.position.copy(centre).addScaledVector(dir, distance);
+    this.camera.position.copy(centre).addScaledVector(back, distance);
     this.camera.near = distance / 100;
     this.camera.far = distance * 100;
     this.camera.updateProjectionMatrix();
