@@ -150,8 +150,11 @@ export class Client {
   stream(world: string, options: StreamOptions = {}): StateStream {
     const { signal: given, ...request } = options;
     const abort = new AbortController();
+    const forward = () => abort.abort();
     if (given?.aborted) abort.abort();
-    given?.addEventListener("abort", () => abort.abort(), { once: true });
+    given?.addEventListener("abort", forward, { once: true });
+    // The caller's signal may outlive many streams: let go of it when this one ends.
+    abort.signal.addEventListener("abort", () => given?.removeEventListener("abort", forward), { once: true });
     return new StateStream((signal) => this.world.streamState({ world, ...request }, { signal }), abort);
   }
 

@@ -99,6 +99,16 @@ describe.each(["grpc-web", "connect"] as const)("Client over %s", (protocol) => 
     expect(stream.closed).toBe(true);
   });
 
+  it("ends a stream quietly when the signal given aborts", async () => {
+    const abort = new AbortController();
+    const ticks: bigint[] = [];
+    for await (const s of new Client({ baseUrl, protocol }).stream("w", { signal: abort.signal })) {
+      ticks.push(s.tick);
+      abort.abort();
+    }
+    expect(ticks).toEqual([1n]);
+  });
+
   it("names the fields given, and only those, in update masks", async () => {
     const client = new Client({ baseUrl, protocol });
     seen.length = 0;
