@@ -266,14 +266,16 @@ describe("the viewer's first minute", () => {
     const world = "e2e-picker";
     const page = await open(`/?world=${world}&scene=pendulum`);
     await expect.poll(() => picker(page).inputValue(), SOON).toBe("pendulum");
-    const title = (await readScene("pendulum")).title;
+    const { title, description } = await readScene("pendulum");
     expect(await picker(page).locator("option:checked").innerText()).toBe(title);
+    expect(await page.locator("[data-testid=scene-about]").innerText()).toBe(description);
 
     // Another client loads a scene, edits the world, resets it.
     await server.world.loadScene({ world, scene: await readScene("double_pendulum") });
     await expect.poll(() => picker(page).inputValue(), SOON).toBe("double_pendulum");
     await server.body.createBody({ world, body: { name: "extra", mass: 1, position: { x: 3, y: 0 } } });
     await expect.poll(() => picker(page).inputValue(), SOON).toBe("");
+    expect(await page.locator("[data-testid=scene-about]").innerText()).toBe("This world holds none of the scene files.");
     await expect(page.locator("[data-testid=scene-load]").isDisabled()).resolves.toBe(true);
     await server.world.reset({ world });
     await expect.poll(() => picker(page).inputValue(), SOON).toBe("double_pendulum");
