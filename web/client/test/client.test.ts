@@ -10,7 +10,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BodyService, WorldService } from "../src/gen/linkage/v1/service_pb.js";
 import { SnapshotSchema } from "../src/gen/linkage/v1/snapshot_pb.js";
-import { Client, LinkageError, bodyRef, constraintDef } from "../src/index.js";
+import { CONSTRAINT_TYPES, Client, LinkageError, bodyRef, constraintDef } from "../src/index.js";
 
 const seen: { authorization: string | null; mask?: string[] }[] = [];
 let server: Server;
@@ -120,6 +120,11 @@ describe.each(["grpc-web", "connect"] as const)("Client over %s", (protocol) => 
 });
 
 describe("definitions", () => {
+  it("knows every constraint type of ConstraintDef", () => {
+    expect(CONSTRAINT_TYPES.slice(0, 4)).toEqual(["distance", "rope", "pin", "pointOnLine"]);
+    expect(CONSTRAINT_TYPES).toEqual(expect.arrayContaining(["weld", "gear", "rackAndPinion", "motor", "trajectory"]));
+  });
+
   it("makes a constraint from its type and fields", () => {
     expect(constraintDef("pointOnLine", { a: bodyRef(null), b: bodyRef("bead") }, { name: "wire" })).toEqual({
       name: "wire",
