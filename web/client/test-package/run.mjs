@@ -114,5 +114,6 @@ run(
   ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=error"],
   "npm could not install from its cache alone: `npm ci` in web/ puts every package the workspace's lock names there",
 );
+run(process.execPath, ["plain.mjs"]);
 run(join(dir, "node_modules", ".bin", "tsc"), ["-p", "."]);
 run(join(dir, "node_modules", ".bin", "vitest"), ["run"]);
