@@ -7,6 +7,7 @@
 #include "options.hpp"
 
 using linkage::server::ServeOptions;
+using linkage::server::ReplayOptions;
 using linkage::server::SimulateOptions;
 
 int main(int argc, char** argv) {
@@ -59,11 +60,22 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   option("--max-message-bytes", serve.max_message_bytes, "largest request or response (bytes)")
       ->check(CLI::PositiveNumber);
+  option("--data-dir", serve.data_dir,
+         "keep every world here (a journal of its changes and checkpoints) and restore them at start-up; "
+         "empty: worlds live in memory only");
+  option("--checkpoint-seconds", serve.durability.checkpoint_seconds,
+         "a durable world's checkpoint every this many seconds of its time (and at SIGTERM)")
+      ->check(CLI::Range(0.001, 1e9));
+  option("--keep-checkpoints", serve.durability.keep,
+         "checkpoints (with their journals) kept per world: how far back replay and fork reach")
+      ->check(CLI::Range(2, 1000000));
   app.footer(
       "Examples:\n"
       "  linkaged --scene scenes/demo.json                 serve on 127.0.0.1:50051 with the demo in 'default'\n"
       "  linkaged --listen 0.0.0.0:50051 --tick-rate 120   serve every interface, worlds at 120 Hz\n"
       "  linkaged simulate scenes/chain.json --seconds 5 --out chain.jsonl\n"
+      "  linkaged --data-dir /var/lib/linkage                worlds survive restarts and crashes\n"
+      "  linkaged replay /var/lib/linkage/worlds/default --to-tick 600 --out at600.json\n"
       "Every flag of the server can also come from its environment variable (LINKAGE_LISTEN, LINKAGE_TICK_RATE, ...,\n"
       "shown above as ENV); a flag on the command line wins.");
 
@@ -80,7 +92,18 @@ int main(int argc, char** argv) {
   simulate->add_option("--out", sim.out, "write one JSON line per written step (a linkage.v1.Snapshot) to this file");
   simulate->add_option("--every", sim.every, "write every N-th step")->check(CLI::PositiveNumber)->capture_default_str();
 
+  ReplayOptions rep;
+  CLI::App* replay = app.add_subcommand(
+      "replay", "rebuild a world from its directory in a data directory (--data-dir) at a recorded tick, and print "
+                "its tick, time and state hash");
+  replay->add_option("dir", rep.dir, "the world's directory: <data-dir>/worlds/<world>")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  replay->add_option("--to-tick", rep.to_tick, "the tick to rebuild (default: the last one recorded)");
+  replay->add_option("--out", rep.out, "write the world at that tick as a scene JSON file");
+
   CLI11_PARSE(app, argc, argv);
   if (simulate->parsed()) return linkage::server::simulate(sim);
+  if (replay->parsed()) return linkage::server::replay(rep);
   return linkage::server::serve(serve);
 }

@@ -2,8 +2,10 @@
 // linkaged's command line: the server's flags and the simulate mode's.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "durable/world_store.hpp"
 #include "host/registry.hpp"
 
 namespace linkage::server {
@@ -15,6 +17,14 @@ struct ServeOptions {
   std::string log_level = "info";
   int max_message_bytes = 16 << 20;        // largest request or response
   ServerLimits limits;
+  std::string data_dir;                    // worlds kept here (durable/); empty: none
+  durable::StoreOptions durability;        // checkpoints in data_dir
+};
+
+struct ReplayOptions {
+  std::string dir;                       // a world's directory in a data directory
+  std::optional<std::uint64_t> to_tick;  // unset: the last tick recorded
+  std::string out;                       // the world as a scene JSON file; empty: none
 };
 
 struct SimulateOptions {
@@ -27,5 +37,6 @@ struct SimulateOptions {
 
 int serve(const ServeOptions& options);
 int simulate(const SimulateOptions& options);
+int replay(const ReplayOptions& options);
 
 }  // namespace linkage::server

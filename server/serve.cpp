@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "convert/scene_io.hpp"
+#include "durable/data_dir.hpp"
 #include "host/memory_trim.hpp"
 #include "host/policy.hpp"
 #include "linkage/v1/service.grpc.pb.h"
@@ -70,8 +71,24 @@ int serve(const ServeOptions& options) {
   ServerLimits limits = options.limits;
   // Every world stays small enough to be listed, saved and streamed whole.
   limits.world.max_bytes = footprint_limit(static_cast<std::uint64_t>(options.max_message_bytes));
+  // Declared before the registry: its worlds write into it until they stop.
+  std::unique_ptr<durable::DataDir> data;
+  if (!options.data_dir.empty()) {
+    Result<std::unique_ptr<durable::DataDir>> opened = durable::DataDir::open(options.data_dir, options.durability);
+    if (!opened) {
+      spdlog::critical("--data-dir: {}", opened.error().message);
+      return 2;
+    }
+    data = std::move(opened.value());
+  }
   Registry registry(limits);
-  {
+  if (data) {
+    registry.set_data_dir(data.get());
+    for (durable::DataDir::Restored& r : data->restore_all(limits.world))
+      registry.adopt(r.name, std::move(r.state), std::move(r.store));
+  }
+  // A restored default world is the one that was; --scene makes a new one only.
+  if (!registry.find("default")) {
     World world = World::create(defaults).value();
     Names names;
     if (!options.scene.empty()) {
@@ -118,8 +135,9 @@ int serve(const ServeOptions& options) {
   for (const char* name : {v1::WorldService::service_full_name(), v1::BodyService::service_full_name(),
                            v1::ConstraintService::service_full_name(), v1::ForceService::service_full_name()})
     health->SetServingStatus(name, true);
-  spdlog::info("linkaged listening on {} (port {}); worlds tick at {} Hz by default{}", options.listen, port,
-               options.tick_rate, options.scene.empty() ? "" : "; default world: " + options.scene);
+  spdlog::info("linkaged listening on {} (port {}); worlds tick at {} Hz by default{}{}", options.listen, port,
+               options.tick_rate, options.scene.empty() ? "" : "; default world: " + options.scene,
+               data ? "; worlds kept in " + options.data_dir : "");
 
   Registry::Clock::time_point worlds_deadline;
   std::thread waiter([&] {

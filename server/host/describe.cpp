@@ -18,11 +18,7 @@ void describe(const std::string& name, const WorldHost::State& s, int subscriber
   out->set_name(name);
   const World& world = s.world.core();
   settings_to_proto(world.settings(), out->mutable_settings());
-  v1::WorldLimits* limits = out->mutable_limits();
-  limits->set_max_bodies(s.world.limits().max_bodies);
-  limits->set_max_constraints(s.world.limits().max_constraints);
-  limits->set_max_forces(s.world.limits().max_forces);
-  limits->set_max_error(s.world.limits().max_error);
+  limits_to_proto(s.world.limits(), out->mutable_limits());
   out->set_paused(s.paused);
   out->set_tick(s.tick);
   out->set_time(world.time());
@@ -40,6 +36,7 @@ void describe(const std::string& name, const WorldHost::State& s, int subscriber
   out->set_watchdog_halts(s.watchdog_halts);
   out->set_divergences(s.divergences);
   out->set_step_seconds(world.diagnostics().step_seconds);
+  out->set_state_hash(world.state_hash());
 }
 
 }  // namespace linkage::server

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "durable/contents.hpp"
+
 namespace linkage::server {
 namespace {
 
@@ -29,6 +31,13 @@ Status create_each(const Defs& defs, const char* field, Create create, Repeated<
 }
 
 }  // namespace
+
+void limits_to_proto(const Limits& limits, v1::WorldLimits* out) {
+  out->set_max_bodies(limits.max_bodies);
+  out->set_max_constraints(limits.max_constraints);
+  out->set_max_forces(limits.max_forces);
+  out->set_max_error(limits.max_error);
+}
 
 HostedWorld::HostedWorld(World world, Names names, Limits limits)
     : world_(std::move(world)), names_(std::move(names)), limits_(limits) {
@@ -80,6 +89,102 @@ Status HostedWorld::room(std::size_t count, int limit, const char* what, int n, 
   return prefixed(exhausted(what, limit), indexed(field, static_cast<int>(left)));
 }
 
+template <class R, class Make>
+R HostedWorld::recorded(R result, Make make) {
+  if (sink_ && result) {
+    durable::Record record;
+    make(record);
+    sink_->changed(std::move(record));
+  }
+  return result;
+}
+
+// --- the recorded changes ---
+
+Result<BodyId> HostedWorld::create_body(const v1::BodyDef& def) {
+  return recorded(do_create_body(def), [&](durable::Record& r) { *r.mutable_command()->mutable_create_body() = def; });
+}
+
+Status HostedWorld::create_bodies(const Repeated<v1::BodyDef>& defs, Repeated<v1::Id>* ids) {
+  if (Status ok = room(world_.body_count(), limits_.max_bodies, "bodies", defs.size(), "bodies"); !ok) return ok;
+  return recorded(atomically([&] {
+                    return create_each(defs, "bodies", [this](const v1::BodyDef& d) { return do_create_body(d); }, ids);
+                  }),
+                  [&](durable::Record& r) {
+                    for (const v1::BodyDef& d : defs) *r.mutable_batch()->add_commands()->mutable_create_body() = d;
+                  });
+}
+
+Result<BodyId> HostedWorld::update_body(const v1::BodyRef& body, const v1::BodyDef& def,
+                                        const google::protobuf::FieldMask& mask) {
+  return recorded(do_update_body(body, def, mask), [&](durable::Record& r) {
+    v1::UpdateBodyRequest* u = r.mutable_command()->mutable_update_body();
+    *u->mutable_body() = body;
+    *u->mutable_def() = def;
+    *u->mutable_update_mask() = mask;
+  });
+}
+
+Result<Removed> HostedWorld::remove_body(const v1::BodyRef& body) {
+  return recorded(do_remove_body(body), [&](durable::Record& r) { *r.mutable_command()->mutable_remove_body() = body; });
+}
+
+Result<ConstraintId> HostedWorld::add_constraint(const v1::ConstraintDef& def) {
+  return recorded(do_add_constraint(def),
+                  [&](durable::Record& r) { *r.mutable_command()->mutable_add_constraint() = def; });
+}
+
+Status HostedWorld::add_constraints(const Repeated<v1::ConstraintDef>& defs, Repeated<v1::Id>* ids) {
+  if (Status ok = room(world_.constraint_count(), limits_.max_constraints, "constraints", defs.size(), "constraints");
+      !ok)
+    return ok;
+  return recorded(atomically([&] {
+                    return create_each(defs, "constraints",
+                                       [this](const v1::ConstraintDef& d) { return do_add_constraint(d); }, ids);
+                  }),
+                  [&](durable::Record& r) {
+                    for (const v1::ConstraintDef& d : defs)
+                      *r.mutable_batch()->add_commands()->mutable_add_constraint() = d;
+                  });
+}
+
+Status HostedWorld::update_constraint(const v1::Id& id, const v1::ConstraintDef& def,
+                                      const google::protobuf::FieldMask& mask) {
+  return recorded(do_update_constraint(id, def, mask), [&](durable::Record& r) {
+    v1::UpdateConstraintRequest* u = r.mutable_command()->mutable_update_constraint();
+    *u->mutable_id() = id;
+    *u->mutable_constraint() = def;
+    *u->mutable_update_mask() = mask;
+  });
+}
+
+Status HostedWorld::remove_constraint(const v1::Id& id) {
+  return recorded(do_remove_constraint(id),
+                  [&](durable::Record& r) { *r.mutable_command()->mutable_remove_constraint() = id; });
+}
+
+Result<ForceId> HostedWorld::add_force(const v1::ForceDef& def) {
+  return recorded(do_add_force(def), [&](durable::Record& r) { *r.mutable_command()->mutable_add_force() = def; });
+}
+
+Status HostedWorld::update_force(const v1::Id& id, const v1::ForceDef& def, const google::protobuf::FieldMask& mask) {
+  return recorded(do_update_force(id, def, mask), [&](durable::Record& r) {
+    v1::UpdateForceRequest* u = r.mutable_update_force();
+    *u->mutable_id() = id;
+    *u->mutable_force() = def;
+    *u->mutable_update_mask() = mask;
+  });
+}
+
+Status HostedWorld::remove_force(const v1::Id& id) {
+  return recorded(do_remove_force(id), [&](durable::Record& r) { *r.mutable_command()->mutable_remove_force() = id; });
+}
+
+Status HostedWorld::apply_impulse(const v1::Impulse& impulse) {
+  return recorded(do_apply_impulse(impulse),
+                  [&](durable::Record& r) { *r.mutable_command()->mutable_apply_impulse() = impulse; });
+}
+
 Status HostedWorld::atomically(const std::function<Status()>& body) {
   const WorldState world = world_.save();
   const Names names = names_;
@@ -97,7 +202,7 @@ Status HostedWorld::atomically(const std::function<Status()>& body) {
 
 // --- bodies ---
 
-Result<BodyId> HostedWorld::create_body(const v1::BodyDef& def) {
+Result<BodyId> HostedWorld::do_create_body(const v1::BodyDef& def) {
   if (static_cast<int>(world_.body_count()) >= limits_.max_bodies) return exhausted("bodies", limits_.max_bodies);
   if (!def.name().empty()) {
     if (Status ok = names_.check_body_name(def.name()); !ok) return prefixed(ok.error(), "body");
@@ -114,12 +219,6 @@ Result<BodyId> HostedWorld::create_body(const v1::BodyDef& def) {
   return id;
 }
 
-Status HostedWorld::create_bodies(const Repeated<v1::BodyDef>& defs, Repeated<v1::Id>* ids) {
-  if (Status ok = room(world_.body_count(), limits_.max_bodies, "bodies", defs.size(), "bodies"); !ok) return ok;
-  return atomically(
-      [&] { return create_each(defs, "bodies", [this](const v1::BodyDef& d) { return create_body(d); }, ids); });
-}
-
 namespace {
 
 // Whether every path of a non-empty mask names part of a body's state.
@@ -134,7 +233,7 @@ bool names_state_only(const google::protobuf::FieldMask& mask) {
 
 }  // namespace
 
-Result<BodyId> HostedWorld::update_body(const v1::BodyRef& body, const v1::BodyDef& given,
+Result<BodyId> HostedWorld::do_update_body(const v1::BodyRef& body, const v1::BodyDef& given,
                                         const google::protobuf::FieldMask& mask) {
   Result<BodyId> id = find_body(body);
   if (!id) return id.error();
@@ -167,7 +266,7 @@ Result<BodyId> HostedWorld::update_body(const v1::BodyRef& body, const v1::BodyD
   return id;
 }
 
-Result<Removed> HostedWorld::remove_body(const v1::BodyRef& body) {
+Result<Removed> HostedWorld::do_remove_body(const v1::BodyRef& body) {
   Result<BodyId> id = find_body(body);
   if (!id) return id.error();
   // Streams know springs only: note which of the forces it may take are
@@ -192,7 +291,7 @@ Result<Removed> HostedWorld::remove_body(const v1::BodyRef& body) {
 
 // --- constraints ---
 
-Result<ConstraintId> HostedWorld::add_constraint(const v1::ConstraintDef& def) {
+Result<ConstraintId> HostedWorld::do_add_constraint(const v1::ConstraintDef& def) {
   if (static_cast<int>(world_.constraint_count()) >= limits_.max_constraints)
     return exhausted("constraints", limits_.max_constraints);
   if (!def.name().empty()) {
@@ -211,16 +310,7 @@ Result<ConstraintId> HostedWorld::add_constraint(const v1::ConstraintDef& def) {
   return id;
 }
 
-Status HostedWorld::add_constraints(const Repeated<v1::ConstraintDef>& defs, Repeated<v1::Id>* ids) {
-  if (Status ok = room(world_.constraint_count(), limits_.max_constraints, "constraints", defs.size(), "constraints");
-      !ok)
-    return ok;
-  return atomically([&] {
-    return create_each(defs, "constraints", [this](const v1::ConstraintDef& d) { return add_constraint(d); }, ids);
-  });
-}
-
-Status HostedWorld::update_constraint(const v1::Id& id, const v1::ConstraintDef& given,
+Status HostedWorld::do_update_constraint(const v1::Id& id, const v1::ConstraintDef& given,
                                       const google::protobuf::FieldMask& mask) {
   const ConstraintId cid = id_from_proto<ConstraintTag>(id);
   if (!world_.contains(cid))
@@ -254,7 +344,7 @@ Status HostedWorld::update_constraint(const v1::Id& id, const v1::ConstraintDef&
   });
 }
 
-Status HostedWorld::remove_constraint(const v1::Id& id) {
+Status HostedWorld::do_remove_constraint(const v1::Id& id) {
   const ConstraintId cid = id_from_proto<ConstraintTag>(id);
   if (Status ok = world_.remove_constraint(cid); !ok) return ok;
   changes_.removed(cid);
@@ -265,7 +355,7 @@ Status HostedWorld::remove_constraint(const v1::Id& id) {
 
 // --- forces ---
 
-Result<ForceId> HostedWorld::add_force(const v1::ForceDef& def) {
+Result<ForceId> HostedWorld::do_add_force(const v1::ForceDef& def) {
   if (static_cast<int>(world_.force_count()) >= limits_.max_forces) return exhausted("forces", limits_.max_forces);
   Result<ForceDefAny> core = force_from_proto(def, resolve());
   if (!core) return core.error();
@@ -279,7 +369,7 @@ Result<ForceId> HostedWorld::add_force(const v1::ForceDef& def) {
   return id;
 }
 
-Status HostedWorld::update_force(const v1::Id& id, const v1::ForceDef& given, const google::protobuf::FieldMask& mask) {
+Status HostedWorld::do_update_force(const v1::Id& id, const v1::ForceDef& given, const google::protobuf::FieldMask& mask) {
   const ForceId fid = id_from_proto<ForceTag>(id);
   v1::ForceDef def = given;
   if (mask.paths_size() > 0) {
@@ -306,7 +396,7 @@ Status HostedWorld::update_force(const v1::Id& id, const v1::ForceDef& given, co
   return ok_status();
 }
 
-Status HostedWorld::remove_force(const v1::Id& id) {
+Status HostedWorld::do_remove_force(const v1::Id& id) {
   const ForceId fid = id_from_proto<ForceTag>(id);
   Result<ForceInfo> info = world_.force(fid);
   if (!info) return info.error();
@@ -317,7 +407,7 @@ Status HostedWorld::remove_force(const v1::Id& id) {
   return ok_status();
 }
 
-Status HostedWorld::apply_impulse(const v1::Impulse& impulse) {
+Status HostedWorld::do_apply_impulse(const v1::Impulse& impulse) {
   Result<ImpulseDef> core = impulse_from_proto(impulse, resolve());
   if (!core) return core.error();
   // A velocity change: state, which every frame's columns carry.
@@ -334,61 +424,70 @@ Status HostedWorld::run_command(const v1::Command& c, v1::CommandResult* out) {
     return ok_status();
   };
   switch (c.command_case()) {
-    case v1::Command::kCreateBody: return created(create_body(c.create_body()));
+    case v1::Command::kCreateBody: return created(do_create_body(c.create_body()));
     case v1::Command::kUpdateBody: {
-      Result<BodyId> id = update_body(c.update_body().body(), c.update_body().def(), c.update_body().update_mask());
+      Result<BodyId> id = do_update_body(c.update_body().body(), c.update_body().def(), c.update_body().update_mask());
       return id ? ok_status() : Status(id.error());
     }
     case v1::Command::kRemoveBody: {
-      Result<Removed> removed = remove_body(c.remove_body());
+      Result<Removed> removed = do_remove_body(c.remove_body());
       if (!removed) return removed.error();
       for (const ConstraintId id : removed.value().constraints) id_to_proto(id, out->add_removed_constraints());
       for (const ForceId id : removed.value().forces) id_to_proto(id, out->add_removed_forces());
       return ok_status();
     }
-    case v1::Command::kAddConstraint: return created(add_constraint(c.add_constraint()));
+    case v1::Command::kAddConstraint: return created(do_add_constraint(c.add_constraint()));
     case v1::Command::kUpdateConstraint:
-      return update_constraint(c.update_constraint().id(), c.update_constraint().constraint(),
+      return do_update_constraint(c.update_constraint().id(), c.update_constraint().constraint(),
                                c.update_constraint().update_mask());
-    case v1::Command::kRemoveConstraint: return remove_constraint(c.remove_constraint());
-    case v1::Command::kAddForce: return created(add_force(c.add_force()));
-    case v1::Command::kRemoveForce: return remove_force(c.remove_force());
-    case v1::Command::kApplyImpulse: return apply_impulse(c.apply_impulse());
+    case v1::Command::kRemoveConstraint: return do_remove_constraint(c.remove_constraint());
+    case v1::Command::kAddForce: return created(do_add_force(c.add_force()));
+    case v1::Command::kRemoveForce: return do_remove_force(c.remove_force());
+    case v1::Command::kApplyImpulse: return do_apply_impulse(c.apply_impulse());
     case v1::Command::COMMAND_NOT_SET: break;
   }
   return field_error(ErrorCode::invalid_argument, "command", "no command set");
 }
 
 Status HostedWorld::apply_batch(const Repeated<v1::Command>& commands, Repeated<v1::CommandResult>* results) {
-  return atomically([&]() -> Status {
-    for (int i = 0; i < commands.size(); ++i) {
-      if (Status ok = run_command(commands.Get(i), results->Add()); !ok) {
-        results->Clear();
-        return prefixed(ok.error(), indexed("commands", i));
-      }
-    }
-    return ok_status();
-  });
+  return recorded(atomically([&]() -> Status {
+                    for (int i = 0; i < commands.size(); ++i) {
+                      if (Status ok = run_command(commands.Get(i), results->Add()); !ok) {
+                        results->Clear();
+                        return prefixed(ok.error(), indexed("commands", i));
+                      }
+                    }
+                    return ok_status();
+                  }),
+                  [&](durable::Record& r) { *r.mutable_batch()->mutable_commands() = commands; });
 }
 
 Status HostedWorld::update(const WorldSettings& settings, const Limits& limits) {
   if (Status ok = world_.set_settings(settings); !ok) return prefixed(ok.error(), "settings");
   limits_ = limits;
   changes_.settings_changed();
-  return ok_status();
+  return recorded(ok_status(), [&](durable::Record& r) {
+    durable::Settings* s = r.mutable_settings();
+    settings_to_proto(settings, s->mutable_settings());
+    s->set_dt(settings.dt);
+    limits_to_proto(limits, s->mutable_limits());
+  });
 }
 
 void HostedWorld::load_scene(LoadedScene scene) {
   reset_point_ = std::make_shared<const ResetPoint>(ResetPoint{scene.world.save(), scene.names});
   // Assignment keeps the World where it is: references to it stay valid.
   world_ = std::move(scene.world);
+  world_.clear_caches();
   names_ = std::move(scene.names);
   footprint_ = std::move(scene.footprint);
   changes_.replaced();
+  recorded(ok_status(), [&](durable::Record& r) { durable::contents_to_proto(world_, names_, r.mutable_scene()); });
 }
 
 void HostedWorld::mark_reset_point() {
   reset_point_ = std::make_shared<const ResetPoint>(ResetPoint{world_.save(), names_});
+  recorded(ok_status(), [](durable::Record& r) { r.set_mark_reset_point(true); });
 }
 
 void HostedWorld::reset() {
@@ -399,8 +498,10 @@ void HostedWorld::reset() {
     world_ = World::create(world_.settings()).value();
     names_ = Names{};
   }
+  world_.clear_caches();
   footprint_ = Footprint::of(world_, names_);
   changes_.replaced();
+  recorded(ok_status(), [](durable::Record& r) { r.set_reset(true); });
 }
 
 void HostedWorld::roll_back(const World& checkpoint) {

@@ -13,6 +13,10 @@
 //
 // Commands take the linkage.v1 messages and answer with core ids or proto
 // errors whose messages name the request's fields; no gRPC here.
+//
+// Every change that succeeds is also told, as a record that replays it, to
+// the world's ChangeSink if it has one (its journal, durable/): a batch as
+// one record, never its parts; a failed change records nothing.
 
 #include <cstdint>
 #include <functional>
@@ -24,6 +28,7 @@
 #include "convert/footprint.hpp"
 #include "convert/names.hpp"
 #include "convert/scene_io.hpp"
+#include "durable/record.pb.h"
 #include "guard.hpp"
 #include "linkage/linkage.hpp"
 #include "linkage/v1/service.pb.h"
@@ -44,8 +49,18 @@ struct Limits {
   WatchdogLimits watchdog;
 };
 
+// The counts and max_error, all set (the rest are the server's flags').
+void limits_to_proto(const Limits& limits, v1::WorldLimits* out);
+
 template <class T>
 using Repeated = google::protobuf::RepeatedPtrField<T>;
+
+// Where a hosted world's accepted changes go (a world's journal).
+class ChangeSink {
+ public:
+  virtual ~ChangeSink() = default;
+  virtual void changed(durable::Record record) = 0;
+};
 
 class HostedWorld {
  public:
@@ -65,6 +80,10 @@ class HostedWorld {
   const Limits& limits() const { return limits_; }
   // Null for a world no scene was loaded into (Reset empties it).
   const ResetPoint* reset_point() const { return reset_point_.get(); }
+
+  // Records every change from now on into `sink` (null: nowhere); the sink
+  // must outlive the world or be unset first.
+  void record_to(ChangeSink* sink) { sink_ = sink; }
 
   // --- reads, as the services answer them ---
 
@@ -115,7 +134,17 @@ class HostedWorld {
   // Makes the contents as they are the reset point (linkaged --scene).
   void mark_reset_point();
   // Back to the reset point, or empty (keeping the settings) if there is none.
+  // Both this and load_scene leave the world's caches cold (World::clear_caches),
+  // as a world restored from the record of either starts.
   void reset();
+
+  // --- durability (durable/): none of these is recorded ---
+
+  // Forgets the step's caches; round-off only (at a checkpoint, see World::clear_caches).
+  void clear_caches() { world_.clear_caches(); }
+  // A restored world's limits and reset point.
+  void set_limits(const Limits& limits) { limits_ = limits; }
+  void set_reset_point(std::shared_ptr<const ResetPoint> point) { reset_point_ = std::move(point); }
 
   // --- the tick loop ---
 
@@ -128,6 +157,23 @@ class HostedWorld {
  private:
   // Runs `body`; if it fails, puts everything back as it was.
   Status atomically(const std::function<Status()>& body);
+  // `result` as it is; if it is a success and there is a sink, first tells
+  // the sink the record `make(record)` fills in.
+  template <class R, class Make>
+  R recorded(R result, Make make);
+  // The changes themselves, unrecorded: the public ones record, and a batch
+  // is recorded once, not by its parts.
+  Result<BodyId> do_create_body(const v1::BodyDef& def);
+  Result<BodyId> do_update_body(const v1::BodyRef& body, const v1::BodyDef& def,
+                                const google::protobuf::FieldMask& mask);
+  Result<Removed> do_remove_body(const v1::BodyRef& body);
+  Result<ConstraintId> do_add_constraint(const v1::ConstraintDef& def);
+  Status do_update_constraint(const v1::Id& id, const v1::ConstraintDef& def, const google::protobuf::FieldMask& mask);
+  Status do_remove_constraint(const v1::Id& id);
+  Result<ForceId> do_add_force(const v1::ForceDef& def);
+  Status do_update_force(const v1::Id& id, const v1::ForceDef& def, const google::protobuf::FieldMask& mask);
+  Status do_remove_force(const v1::Id& id);
+  Status do_apply_impulse(const v1::Impulse& impulse);
   Status run_command(const v1::Command& command, v1::CommandResult* result);
   Status room(std::size_t count, int limit, const char* what, int n, const char* field) const;
   Status fits(std::uint32_t old_bytes, std::uint32_t new_bytes) const;
@@ -140,6 +186,7 @@ class HostedWorld {
   ChangeLog changes_{};
   Footprint footprint_{};
   std::shared_ptr<const ResetPoint> reset_point_{};
+  ChangeSink* sink_ = nullptr;
 };
 
 }  // namespace linkage::server

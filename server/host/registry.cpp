@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "durable/data_dir.hpp"
+
 namespace linkage::server {
 
 bool valid_name(const std::string& name) {
@@ -13,6 +15,10 @@ bool valid_name(const std::string& name) {
 
 Result<std::shared_ptr<WorldHost>> Registry::create(const std::string& name, World world, Names names, Limits limits,
                                                     bool paused) {
+  return create(name, WorldHost::State{.world = HostedWorld(std::move(world), std::move(names), limits), .paused = paused});
+}
+
+Result<std::shared_ptr<WorldHost>> Registry::create(const std::string& name, WorldHost::State state) {
   if (!valid_name(name))
     return field_error(ErrorCode::invalid_argument,
                  "name", quote(name) + " is not a world name (1 to 64 letters, digits, '-', '_' or '.')");
@@ -24,7 +30,23 @@ Result<std::shared_ptr<WorldHost>> Registry::create(const std::string& name, Wor
     return Error{ErrorCode::resource_exhausted,
                  "the server holds its maximum of " + std::to_string(limits_.max_worlds) +
                      " worlds (--max-worlds); delete one first"};
-  auto host = std::make_shared<WorldHost>(name, std::move(world), std::move(names), limits, paused);
+  std::unique_ptr<durable::WorldStore> store;
+  if (data_) {
+    Result<std::unique_ptr<durable::WorldStore>> made = data_->create(name, state);
+    if (!made)
+      return Error{ErrorCode::failed_precondition,
+                   "cannot keep the world in the data directory (--data-dir): " + made.error().message};
+    store = std::move(made.value());
+  }
+  auto host = std::make_shared<WorldHost>(name, std::move(state), std::move(store));
+  worlds_.emplace(name, host);
+  return host;
+}
+
+std::shared_ptr<WorldHost> Registry::adopt(const std::string& name, WorldHost::State state,
+                                           std::unique_ptr<durable::WorldStore> store) {
+  auto host = std::make_shared<WorldHost>(name, std::move(state), std::move(store));
+  std::lock_guard lock(mutex_);
   worlds_.emplace(name, host);
   return host;
 }
@@ -51,6 +73,8 @@ bool Registry::remove(const std::string& name, const std::string& reason) {
     host = it->second;
     worlds_.erase(it);
     removed_.push_back(host);
+    // Gone from disk before the answer, so that a restart does not bring it back.
+    if (data_ && host->store()) data_->discard(name, *host->store());
   }
   host->request_stop(reason);
   reap();

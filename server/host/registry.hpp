@@ -23,6 +23,10 @@ struct ServerLimits {
   Limits world;                   // per world, unless a world sets its own
 };
 
+namespace durable {
+class DataDir;
+}
+
 class Registry {
  public:
   using Clock = WorldHost::Clock;
@@ -32,10 +36,23 @@ class Registry {
 
   const ServerLimits& limits() const { return limits_; }
 
+  // Keeps every world created from now on durable in `data` (null: none);
+  // `data` must outlive the registry's worlds.
+  void set_data_dir(durable::DataDir* data) { data_ = data; }
+  durable::DataDir* data_dir() const { return data_; }
+
   // A new running (or paused) world; INVALID_ARGUMENT for a bad name,
   // FAILED_PRECONDITION if it exists, RESOURCE_EXHAUSTED past max_worlds.
   Result<std::shared_ptr<WorldHost>> create(const std::string& name, World world, Names names, Limits limits,
                                             bool paused);
+  // The same for a world with a state of its own (a fork). With a data
+  // directory the world's files are made first: FAILED_PRECONDITION if they
+  // cannot be.
+  Result<std::shared_ptr<WorldHost>> create(const std::string& name, WorldHost::State state);
+  // A world restored from the data directory, with its store (null: not
+  // durable), past any limit.
+  std::shared_ptr<WorldHost> adopt(const std::string& name, WorldHost::State state,
+                                   std::unique_ptr<durable::WorldStore> store);
   std::shared_ptr<WorldHost> find(const std::string& name) const;
   // Every world, by name.
   std::vector<std::shared_ptr<WorldHost>> all() const;
@@ -62,6 +79,7 @@ class Registry {
   void reap();
 
   const ServerLimits limits_;
+  durable::DataDir* data_ = nullptr;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<WorldHost>> worlds_;
   std::vector<std::shared_ptr<WorldHost>> removed_;  // stopping, their threads maybe in a last step

@@ -7,6 +7,7 @@
 
 #include "describe.hpp"
 #include "frames.hpp"
+#include "durable/world_store.hpp"
 #include "subscriber.hpp"
 
 namespace linkage::server {
@@ -40,12 +41,18 @@ std::string milliseconds(double seconds) {
 
 }  // namespace
 
-WorldHost::WorldHost(std::string name, World world, Names names, Limits limits, bool paused)
-    : name_(std::move(name)),
-      state_{.world = HostedWorld(std::move(world), std::move(names), limits), .paused = paused} {
+WorldHost::WorldHost(std::string name, State state, std::unique_ptr<durable::WorldStore> store)
+    : name_(std::move(name)), state_(std::move(state)), store_(std::move(store)) {
+  if (store_) {
+    store_->attach(&state_);
+    state_.world.record_to(store_.get());
+  }
   describe(name_, state_, 0, &summary_);
   thread_ = std::thread([this] { run(); });
 }
+
+WorldHost::WorldHost(std::string name, World world, Names names, Limits limits, bool paused)
+    : WorldHost(std::move(name), State{.world = HostedWorld(std::move(world), std::move(names), limits), .paused = paused}) {}
 
 WorldHost::~WorldHost() { stop("world deleted"); }
 
@@ -59,6 +66,22 @@ void WorldHost::post(Command command, std::function<void()> dropped) {
     }
   }
   dropped();
+}
+
+void WorldHost::reply(std::function<void(const std::string& unsaved)> answer) {
+  if (store_) {
+    replies_.push_back(std::move(answer));
+  } else {
+    answer({});
+  }
+}
+
+void WorldHost::commit() {
+  if (!store_) return;
+  const std::string unsaved = store_->commit();
+  std::vector<std::function<void(const std::string&)>> replies;
+  replies.swap(replies_);
+  for (auto& answer : replies) answer(unsaved);
 }
 
 void WorldHost::advance(State& s, std::uint32_t ticks) {
@@ -198,8 +221,10 @@ void WorldHost::checkpoint(const State& s) {
 void WorldHost::tick(State& s, bool running) {
   checkpoint(s);
   step_once(s);
-  if (check_divergence(s)) return;
-  if (running) check_watchdog(s);
+  if (!check_divergence(s) && running) check_watchdog(s);
+  // A durable checkpoint clears the world's caches: the divergence check's
+  // copy must not take the world back across it.
+  if (store_ && store_->ticked(s)) checkpoint_stale_ = true;
 }
 
 bool WorldHost::check_divergence(State& s) {
@@ -288,6 +313,8 @@ void WorldHost::end_job(State& s, StepEnd end) {
     std::lock_guard lock(mutex_);
     job.swap(job_);
   }
+  // The ticks it answers for are on disk first.
+  commit();
   if (job) job->finish(s, static_cast<std::uint32_t>(s.tick - job->start_tick), end);
 }
 
@@ -347,10 +374,14 @@ void WorldHost::run() {
       batch.swap(queue_);
     }
     // Commands run between steps, in the order they came.
-    for (Pending& p : batch) p.command(state_);
+    for (Pending& p : batch) {
+      p.command(state_);
+      if (store_) store_->after_command(state_);
+    }
     if (!batch.empty()) {
       checkpoint_stale_ = true;  // a command may have changed what a step would have to go back to
       publish_summary(state_);
+      commit();
     }
     const Clock::duration period = period_of(state_.world.core().settings());
     if (state_.paused) {
@@ -390,6 +421,11 @@ void WorldHost::run() {
   }
   // Streams hold their world: one still owed a frame would hold it for ever.
   owed_.clear();
+  // A checkpoint to start again from (SIGTERM), or a deleted world's files gone.
+  if (store_) {
+    commit();
+    store_->close(state_);
+  }
   {
     std::lock_guard lock(mutex_);
     exited_ = true;

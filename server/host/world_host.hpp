@@ -15,6 +15,10 @@
 // job the loop runs one tick at a time, serving commands in between, and
 // stopping (DeleteWorld, SIGTERM) answers every call waiting on the world at
 // once and lets the thread go after the step it is in.
+//
+// With a store (--data-dir, durable/world_store.hpp) the world is durable:
+// every change is journalled by the tick thread, and answers given with
+// reply() wait until what the commands before them changed is on disk.
 
 #include <atomic>
 #include <chrono>
@@ -38,6 +42,9 @@ namespace linkage::server {
 
 class Subscriber;
 struct WorldHostState;
+namespace durable {
+class WorldStore;
+}
 
 // How a Step job ended.
 enum class StepEnd { done, deadline, resumed, halted, cancelled };
@@ -80,12 +87,21 @@ class WorldHost {
   using Command = std::function<void(State&)>;
   using Clock = std::chrono::steady_clock;
 
+  // Starts the world's thread; `store`, if given, journals the world.
+  WorldHost(std::string name, State state, std::unique_ptr<durable::WorldStore> store = nullptr);
   WorldHost(std::string name, World world, Names names, Limits limits, bool paused);
   ~WorldHost();
   WorldHost(const WorldHost&) = delete;
   WorldHost& operator=(const WorldHost&) = delete;
 
   const std::string& name() const { return name_; }
+  // Null for a world that is not durable.
+  durable::WorldStore* store() const { return store_.get(); }
+
+  // Tick thread only (from inside a command): answers the caller once the
+  // changes of the commands run so far are durable (at once without a
+  // store). `answer` gets "" or what kept them from disk.
+  void reply(std::function<void(const std::string& unsaved)> answer);
 
   // Runs the command on the tick thread before the next step. If the host
   // is stopping, the command is dropped and `dropped` runs instead (on the
@@ -144,6 +160,8 @@ class WorldHost {
   // Runs the next tick of the Step job, or ends it; false if there is none.
   bool run_job(State& s);
   void end_job(State& s, StepEnd end);
+  // Syncs the journal and gives the answers waiting for it.
+  void commit();
   using Subscribers = std::vector<std::shared_ptr<Subscriber>>;
   // Offers this tick's frame to every subscriber ready for one (to `only`,
   // if given); returns those that were not ready.
@@ -155,6 +173,9 @@ class WorldHost {
   // The tick thread's alone: the watchdog's count, the last good state.
   Watchdog watchdog_;
   std::optional<World> checkpoint_;
+  std::unique_ptr<durable::WorldStore> store_;
+  // Answers waiting for the journal's sync (reply()).
+  std::vector<std::function<void(const std::string&)>> replies_;
   std::uint64_t checkpoint_tick_ = 0;
   int since_checkpoint_ = 0;
   bool checkpoint_stale_ = true;

@@ -34,7 +34,16 @@ grpc::ServerUnaryReactor* on_world(grpc::CallbackServerContext* ctx, Registry& r
         const grpc::Status status = to_grpc(fn(s, *h));
         // Before the answer: the caller's next GetWorld shows what it did.
         h->publish_summary(s);
-        reactor->Finish(status);
+        // Once what it changed is on disk (a durable world, --data-dir).
+        h->reply([reactor, status](const std::string& unsaved) {
+          if (unsaved.empty() || !status.ok()) {
+            reactor->Finish(status);
+          } else {
+            reactor->Finish({grpc::StatusCode::UNAVAILABLE,
+                             "the change was made but could not be saved (" + unsaved +
+                                 "); it may be lost if the server restarts"});
+          }
+        });
       },
       [reactor, name] { reactor->Finish(world_gone(name)); });
   return reactor;
