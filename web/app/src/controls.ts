@@ -87,7 +87,10 @@ export class Controls {
     load.addEventListener("click", () => {
       if (this.sceneSelect.value) void loadScene(this.app, this.sceneSelect.value);
     });
-    const enable = () => (load.disabled = !this.sceneSelect.value);
+    const enable = () => {
+      load.disabled = !this.sceneSelect.value;
+      this.describeScene();
+    };
     this.sceneSelect.addEventListener("change", enable);
     $("scene-save").addEventListener("click", () => void saveScene(this.app));
     $("reset").addEventListener("click", async () => {
@@ -120,6 +123,13 @@ export class Controls {
     this.held = stem;
     this.sceneSelect.value = stem;
     $<HTMLButtonElement>("scene-load").disabled = !stem;
+    this.describeScene();
+  }
+
+  // The picked scene's sentence under the picker.
+  private describeScene(): void {
+    const picked = this.scenes.find((s) => s.stem === this.sceneSelect.value);
+    $("scene-about").textContent = picked ? picked.description : "This world holds none of the scene files.";
   }
 
   private bindTime(): void {

@@ -9,6 +9,8 @@ export interface SceneEntry {
   stem: string;
   // The file's title, for the picker ("Double pendulum"); the stem if it has none.
   title: string;
+  // Its sentence for people choosing a scene ("" if it has none).
+  description: string;
   bodies: string[];
   constraints: number;
   springs: number;
@@ -25,6 +27,7 @@ export function sceneEntry(stem: string, json: JsonValue): SceneEntry {
   return {
     stem,
     title: typeof s.title === "string" && s.title ? s.title : stem,
+    description: typeof s.description === "string" ? s.description : "",
     bodies: list(s.bodies).map((b) => String(obj(b).name ?? "")).sort(),
     constraints: list(s.constraints).length,
     // Applied forces in a scene are not topology the stream reports; springs are.

@@ -10,7 +10,6 @@ import { BodyKind, Motion } from "@linkage/client/proto/body_pb";
 import type { Constraint, ConstraintDef } from "@linkage/client/proto/constraint_pb";
 import { SpringSchema, type Force, type Spring } from "@linkage/client/proto/force_pb";
 import type { Snapshot } from "@linkage/client/proto/snapshot_pb";
-import type { Vec3 } from "@linkage/client/proto/types_pb";
 import { HaltReason, type Halt } from "@linkage/client/proto/world_pb";
 import { idKey, refKey, type Key } from "./ids";
 
@@ -97,9 +96,8 @@ export function haltText(h: Halt | undefined): string | undefined {
   return `${why} at tick ${h.tick}`;
 }
 
-export function vec(v: Vec3 | undefined): [number, number, number] {
-  return v ? [v.x, v.y, v.z] : [0, 0, 0];
-}
+// A Vec3 as [x, y, z] (the origin for none).
+export { vecArray as vec } from "@linkage/client";
 
 function shapeOf(body: Body): Shape {
   const s = body.def?.shape?.shape;

@@ -9,6 +9,7 @@ const C = { index: 2, generation: 1 };
 
 const pendulum = sceneEntry("pendulum", {
   title: "Pendulum",
+  description: "A bob on a rod.",
   bodies: [{ name: "pivot" }, { name: "bob" }],
   constraints: [{ distance: { a: { name: "pivot" }, b: { name: "bob" } } }],
   forces: [{ applied: { body: { name: "bob" } } }],
@@ -25,8 +26,8 @@ const held = (m: SceneModel, dimension = 2) => heldScene([pendulum, twin], m, di
 
 describe("heldScene", () => {
   it("reads what it compares from a scene file", () => {
-    expect(pendulum).toEqual({ stem: "pendulum", title: "Pendulum", bodies: ["bob", "pivot"], constraints: 1, springs: 0, dimension: 2 });
-    expect(twin.title).toBe("twin");
+    expect(pendulum).toEqual({ stem: "pendulum", title: "Pendulum", description: "A bob on a rod.", bodies: ["bob", "pivot"], constraints: 1, springs: 0, dimension: 2 });
+    expect([twin.title, twin.description]).toEqual(["twin", ""]);
   });
 
   it("finds the scene with the same bodies, constraints, springs and dimension", () => {

@@ -18,7 +18,6 @@ import { WorldSettingsSchema, type World } from "./gen/linkage/v1/world_pb.js";
 import { Batch } from "./batch.js";
 import {
   constraintDef,
-
   maskOf,
   type AppliedForceInit,
   type BodyDefInit,
@@ -40,8 +39,9 @@ import { createTransport, type ClientOptions } from "./transport.js";
 export interface StreamOptions {
   /** Snapshots per second; 0 (the default): every tick. */
   rateHz?: number;
-  /** Include each constraint's λ and error rows, and the tick's diagnostics. */
+  /** Include each constraint's λ and error rows. */
   constraints?: boolean;
+  /** Include the tick's diagnostics (energies, max |C|, step time, ...). */
   diagnostics?: boolean;
   /** Aborting it closes the stream. */
   signal?: AbortSignal;
@@ -63,6 +63,7 @@ export interface StreamOptions {
  * ./proto/* modules); results are the API's messages.
  */
 export class Client {
+  /** The services' own Connect clients, for any call the methods below do not cover. */
   readonly world: ServiceClient<typeof WorldService>;
   readonly body: ServiceClient<typeof BodyService>;
   readonly constraint: ServiceClient<typeof ConstraintService>;
@@ -150,8 +151,11 @@ export class Client {
   stream(world: string, options: StreamOptions = {}): StateStream {
     const { signal: given, ...request } = options;
     const abort = new AbortController();
+    const forward = () => abort.abort();
     if (given?.aborted) abort.abort();
-    given?.addEventListener("abort", () => abort.abort(), { once: true });
+    given?.addEventListener("abort", forward, { once: true });
+    // The caller's signal may outlive many streams: let go of it when this one ends.
+    abort.signal.addEventListener("abort", () => given?.removeEventListener("abort", forward), { once: true });
     return new StateStream((signal) => this.world.streamState({ world, ...request }, { signal }), abort);
   }
 

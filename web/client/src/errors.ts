@@ -4,7 +4,7 @@
 // at fault ("constraint.distance.length: must be > 0 ...").
 import { Code, ConnectError } from "@connectrpc/connect";
 
-export { Code };
+export { Code, ConnectError };
 
 /**
  * "INVALID_ARGUMENT" for Code.InvalidArgument: the names linkctl, the Python

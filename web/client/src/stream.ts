@@ -8,8 +8,9 @@ import type { Snapshot } from "./gen/linkage/v1/snapshot_pb.js";
  *     for await (const s of stream) if (s.tick > 600n) break;   // break closes it
  *
  * Iterating raises LinkageError when the server ends the stream
- * (UNAVAILABLE on shutdown, NOT_FOUND for a missing or deleted world) and
- * ends quietly once closed. It can be iterated once.
+ * (UNAVAILABLE on shutdown or when the world is deleted, NOT_FOUND for a
+ * world that does not exist) and ends quietly once closed. It can be
+ * iterated once.
  */
 export class StateStream implements AsyncIterable<Snapshot> {
   private started = false;

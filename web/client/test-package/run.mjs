@@ -11,7 +11,7 @@
 //   node run.mjs TARBALL DIR
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -81,6 +81,14 @@ packages["node_modules/@linkage/client"] = {
 };
 for (const [path, entry] of Object.entries(packages)) if (path !== "node_modules/@linkage/client") delete entry.resolved;
 
+// DIR is made afresh each run; anything else found there is left alone.
+if (existsSync(dir) && readdirSync(dir).length > 0) {
+  const old = join(dir, "package.json");
+  if (!existsSync(old) || JSON.parse(readFileSync(old, "utf8")).name !== manifest.name) {
+    console.error(`${dir} holds something other than this test's project; give an empty or new directory`);
+    process.exit(2);
+  }
+}
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
@@ -89,16 +97,23 @@ writeFileSync(
   JSON.stringify({ name: manifest.name, lockfileVersion: 3, requires: true, packages: { "": manifest, ...packages } }, null, 2) + "\n",
 );
 for (const f of readdirSync(join(here, "project"))) copyFileSync(join(here, "project", f), join(dir, f));
-// A step that fails has said why on the inherited output; exit with its status.
-function run(command, args) {
+// A step that fails has said why on the inherited output; exit with its
+// status, after `hint` if there is one.
+function run(command, args, hint) {
   try {
     execFileSync(command, args, { cwd: dir, stdio: "inherit" });
   } catch (err) {
+    if (hint) console.error(hint);
     process.exit(err.status || 1);
   }
 }
 // `npm install` rather than `npm ci`: ci checks the lock against every
 // optional dependency of every platform, which the workspace's lock leaves out.
-run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=error"]);
+run(
+  "npm",
+  ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=error"],
+  "npm could not install from its cache alone: `npm ci` in web/ puts every package the workspace's lock names there",
+);
+run(process.execPath, ["plain.mjs"]);
 run(join(dir, "node_modules", ".bin", "tsc"), ["-p", "."]);
 run(join(dir, "node_modules", ".bin", "vitest"), ["run"]);

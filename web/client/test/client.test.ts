@@ -10,7 +10,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BodyService, WorldService } from "../src/gen/linkage/v1/service_pb.js";
 import { SnapshotSchema } from "../src/gen/linkage/v1/snapshot_pb.js";
-import { Client, LinkageError, bodyRef, constraintDef } from "../src/index.js";
+import { CONSTRAINT_TYPES, Client, LinkageError, bodyRef, constraintDef } from "../src/index.js";
 
 const seen: { authorization: string | null; mask?: string[] }[] = [];
 let server: Server;
@@ -99,6 +99,16 @@ describe.each(["grpc-web", "connect"] as const)("Client over %s", (protocol) => 
     expect(stream.closed).toBe(true);
   });
 
+  it("ends a stream quietly when the signal given aborts", async () => {
+    const abort = new AbortController();
+    const ticks: bigint[] = [];
+    for await (const s of new Client({ baseUrl, protocol }).stream("w", { signal: abort.signal })) {
+      ticks.push(s.tick);
+      abort.abort();
+    }
+    expect(ticks).toEqual([1n]);
+  });
+
   it("names the fields given, and only those, in update masks", async () => {
     const client = new Client({ baseUrl, protocol });
     seen.length = 0;
@@ -110,6 +120,11 @@ describe.each(["grpc-web", "connect"] as const)("Client over %s", (protocol) => 
 });
 
 describe("definitions", () => {
+  it("knows every constraint type of ConstraintDef", () => {
+    expect(CONSTRAINT_TYPES.slice(0, 4)).toEqual(["distance", "rope", "pin", "pointOnLine"]);
+    expect(CONSTRAINT_TYPES).toEqual(expect.arrayContaining(["weld", "gear", "rackAndPinion", "motor", "trajectory"]));
+  });
+
   it("makes a constraint from its type and fields", () => {
     expect(constraintDef("pointOnLine", { a: bodyRef(null), b: bodyRef("bead") }, { name: "wire" })).toEqual({
       name: "wire",

@@ -86,6 +86,19 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])("through %
     await c.pause(world);
   });
 
+  it("updates only the fields given", async () => {
+    const c = client();
+    const [rod] = await c.listConstraints(world);
+    const updated = await c.updateConstraint(world, rod.id!, "distance", { length: 1.5 });
+    expect(updated.def).toMatchObject({ name: "rod", type: { case: "distance", value: { length: 1.5 } } });
+    const spring = await c.addSpring(world, { a: bodyRef("pivot"), b: bodyRef("bob"), stiffness: 10, damping: 0.5 });
+    const stiffer = await c.updateSpring(world, spring, { stiffness: 40 });
+    expect(stiffer.def?.type).toMatchObject({ case: "spring", value: { stiffness: 40, damping: 0.5 } });
+    await c.removeForce(world, spring);
+    const settled = await c.updateWorld(world, { substeps: 3 });
+    expect(settled.settings).toMatchObject({ substeps: 3, tickRate: 60 });
+  });
+
   it("rejects with the server's code and message", async () => {
     const c = client();
     const missing = await c.getWorld("nowhere").catch((e: unknown) => e);
