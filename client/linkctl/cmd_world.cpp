@@ -1,4 +1,4 @@
-// world create|list|get|update|delete, pause, resume, step, reset,
+// world create|list|get|update|fork|delete, pause, resume, step, reset,
 // scene load|save, batch apply, stats.
 #include <iostream>
 #include <memory>
@@ -102,7 +102,7 @@ struct LimitsFlags {
 void world_commands(CLI::App& app, Context& ctx) {
   CLI::App* world = command(app, "world", "Create, list, inspect, change and delete worlds",
                             "  linkctl world list\n  linkctl world create lab --solver cg --integrator rk4\n"
-                            "  linkctl world get lab\n  linkctl world delete lab");
+                            "  linkctl world get lab\n  linkctl world fork lab trial\n  linkctl world delete lab");
   world->require_subcommand(1);
 
   struct Create {
@@ -170,6 +170,19 @@ void world_commands(CLI::App& app, Context& ctx) {
                                                        u->limits.get(update)));
     print_world_line(ctx, "updated", w);
   });
+
+  struct Fork {
+    std::string source, name;
+    std::optional<std::uint64_t> tick;
+  };
+  auto f = std::make_shared<Fork>();
+  CLI::App* fork = command(*world, "fork", "Copy a world into a new, paused one: as it is now, or at a recorded tick",
+                           "  linkctl world fork default trial\n"
+                           "  linkctl world fork default before-crash --tick 5400   (linkaged --data-dir)");
+  fork->add_option("source", f->source, "the world to copy")->required();
+  fork->add_option("name", f->name, "the new world's name")->required();
+  fork->add_option("--tick", f->tick, "the tick to copy it at (one the server's data directory still holds)");
+  fork->callback([&ctx, f] { print_world_line(ctx, "forked", must(ctx.client().fork_world(f->source, f->name, f->tick))); });
 
   auto doomed = std::make_shared<std::string>();
   CLI::App* del = command(*world, "delete", "Delete a world and end its streams", "  linkctl world delete lab");

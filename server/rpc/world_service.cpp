@@ -5,6 +5,8 @@
 #include "convert/convert.hpp"
 #include "convert/field_mask.hpp"
 #include "convert/scene_io.hpp"
+#include "durable/replay.hpp"
+#include "durable/world_store.hpp"
 #include "host/describe.hpp"
 #include "linkage/v1/service.grpc.pb.h"
 #include "on_world.hpp"
@@ -45,6 +47,29 @@ class RefusedStream final : public grpc::ServerWriteReactor<v1::Snapshot> {
   explicit RefusedStream(grpc::Status status) { Finish(std::move(status)); }
   void OnDone() override { delete this; }
 };
+
+// The world `host` at `tick`, rebuilt from its files (durable/replay.hpp),
+// with `base`'s limits beside its own.
+// Replays at most --keep-checkpoints checkpoints' worth of ticks, on the
+// calling thread; the world's own thread goes on meanwhile (its journal is
+// written through every tick, so the files reach its last one).
+Result<WorldHost::State> fork_at(WorldHost& host, std::uint64_t tick, const Limits& base) {
+  if (!host.store())
+    return field_error(ErrorCode::failed_precondition, "tick",
+                       "world " + quote(host.name()) +
+                           " keeps no recording to fork from (start linkaged with --data-dir; without a tick "
+                           "ForkWorld copies the world as it is now)");
+  // Twice: a checkpoint taken meanwhile may remove a file the first reading wanted.
+  Result<durable::Replayed> replayed = Error{};
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Result<durable::Dir> dir = durable::Dir::open(host.store()->path(), false);
+    if (!dir) return dir.error();
+    replayed = durable::replay(dir.value(), base, tick);
+    if (replayed) break;
+  }
+  if (!replayed) return field_error(ErrorCode::failed_precondition, "tick", replayed.error().message);
+  return std::move(replayed.value().state);
+}
 
 class WorldServiceImpl final : public v1::WorldService::CallbackService {
  public:
@@ -223,6 +248,41 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
       resp->set_tick(s.tick);
       return s.world.apply_batch(req->commands(), resp->mutable_results());
     });
+  }
+
+  ServerUnaryReactor* ForkWorld(CallbackServerContext* ctx, const v1::ForkWorldRequest* req,
+                                v1::ForkWorldResponse* resp) override {
+    ServerUnaryReactor* reactor = ctx->DefaultReactor();
+    std::shared_ptr<WorldHost> source = registry_.find(req->world());
+    if (!source) {
+      reactor->Finish(no_world(req->world()));
+      return reactor;
+    }
+    // The copy, paused and with nothing halted, becomes a world of its own.
+    auto adopt = [this, reactor, resp, name = req->name()](WorldHost::State copy) {
+      copy.world.record_to(nullptr);
+      copy.paused = true;
+      copy.halt = {};
+      Result<std::shared_ptr<WorldHost>> host = registry_.create(name, std::move(copy));
+      if (!host) {
+        reactor->Finish(to_grpc(host.error()));
+        return;
+      }
+      *resp->mutable_world() = host.value()->summary();
+      reactor->Finish(grpc::Status::OK);
+    };
+    if (!req->has_tick()) {
+      // Now: a copy taken on the world's thread, between two ticks.
+      source->post([adopt](State& s) { adopt(s); }, [reactor, name = req->world()] { reactor->Finish(world_gone(name)); });
+      return reactor;
+    }
+    Result<WorldHost::State> past = fork_at(*source, req->tick(), registry_.limits().world);
+    if (!past) {
+      reactor->Finish(to_grpc(past.error()));
+      return reactor;
+    }
+    adopt(std::move(past.value()));
+    return reactor;
   }
 
   grpc::ServerWriteReactor<v1::Snapshot>* StreamState(CallbackServerContext*,

@@ -103,6 +103,17 @@ Status Client::delete_world(const std::string& world) const {
   return {};
 }
 
+Result<v1::World> Client::fork_world(const std::string& world, const std::string& name,
+                                     std::optional<std::uint64_t> tick) const {
+  v1::ForkWorldRequest req;
+  req.set_world(world);
+  req.set_name(name);
+  if (tick) req.set_tick(*tick);
+  auto r = LINKAGE_CALL(false, worlds_, ForkWorld, v1::ForkWorldResponse, req);
+  if (!r) return r.error();
+  return r->world();
+}
+
 Result<v1::World> Client::pause(const std::string& world) const {
   v1::PauseRequest req;
   req.set_world(world);

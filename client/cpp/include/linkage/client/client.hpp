@@ -20,6 +20,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,10 @@ class Client {
   Result<v1::World> update_world(const std::string& world, const WorldSettings& settings,
                                  const WorldLimits& limits = {}) const;
   Status delete_world(const std::string& world) const;
+  // A paused copy of `world` named `name`: as it is now, or as it was at
+  // `tick` (a server with --data-dir keeps the recent ticks).
+  Result<v1::World> fork_world(const std::string& world, const std::string& name,
+                               std::optional<std::uint64_t> tick = std::nullopt) const;
   Result<v1::World> pause(const std::string& world) const;
   Result<v1::World> resume(const std::string& world) const;
   // Steps a paused world by `ticks` (≥ 1) and answers when they are done, or
