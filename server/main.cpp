@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 
+#include "access/token_command.hpp"
 #include "options.hpp"
 
 using linkage::server::ServeOptions;
@@ -60,6 +61,23 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   option("--max-message-bytes", serve.max_message_bytes, "largest request or response (bytes)")
       ->check(CLI::PositiveNumber);
+  option("--tokens", serve.access.tokens,
+         "a token file (NAME ROLE WORLDS sha256:HASH a line; `linkaged token new` makes them): every call then "
+         "needs 'authorization: Bearer TOKEN'; read again on SIGHUP and when it changes")
+      ->check(CLI::ExistingFile);
+  option("--tls-cert", serve.access.tls_cert, "serve TLS with this PEM certificate chain (with --tls-key)");
+  option("--tls-key", serve.access.tls_key, "the PEM private key of --tls-cert");
+  option("--tls-client-ca", serve.access.tls_client_ca,
+         "ask clients for a certificate signed by this PEM CA (mutual TLS)");
+  option("--tls-client-auth", serve.access.tls_client_auth,
+         "with --tls-client-ca: require a client certificate, or accept calls without one (optional)")
+      ->check(CLI::IsMember({"require", "optional"}));
+  option("--tls-reload-seconds", serve.access.tls_reload_seconds,
+         "how often the TLS files are read again (a renewed certificate is served without a restart)")
+      ->check(CLI::Range(1, 86400));
+  app.add_flag("--insecure", serve.access.insecure,
+               "serve a non-loopback --listen address without TLS or tokens (otherwise refused)")
+      ->envname("LINKAGE_INSECURE");
   option("--data-dir", serve.data_dir,
          "keep every world here (a journal of its changes and checkpoints) and restore them at start-up; "
          "empty: worlds live in memory only");
@@ -74,6 +92,8 @@ int main(int argc, char** argv) {
       "  linkaged --scene scenes/demo.json                 serve on 127.0.0.1:50051 with the demo in 'default'\n"
       "  linkaged --listen 0.0.0.0:50051 --tick-rate 120   serve every interface, worlds at 120 Hz\n"
       "  linkaged simulate scenes/chain.json --seconds 5 --out chain.jsonl\n"
+      "  linkaged token new ops --role admin                prints a new token, then its line for a --tokens file\n"
+      "  linkaged --listen 0.0.0.0:50051 --tls-cert c.pem --tls-key k.pem --tokens tokens\n"
       "  linkaged --data-dir /var/lib/linkage                worlds survive restarts and crashes\n"
       "  linkaged replay /var/lib/linkage/worlds/default --to-tick 600 --out at600.json\n"
       "Every flag of the server can also come from its environment variable (LINKAGE_LISTEN, LINKAGE_TICK_RATE, ...,\n"
@@ -102,7 +122,28 @@ int main(int argc, char** argv) {
   replay->add_option("--to-tick", rep.to_tick, "the tick to rebuild (default: the last one recorded)");
   replay->add_option("--out", rep.out, "write the world at that tick as a scene JSON file");
 
+  linkage::server::access::TokenCommand tok;
+  CLI::App* token = app.add_subcommand("token", "make a line for the --tokens file");
+  token->require_subcommand(1);
+  CLI::App* token_new = token->add_subcommand(
+      "new", "make a random token: prints the token (give it to the client; it is kept nowhere), then its line");
+  CLI::App* token_hash =
+      token->add_subcommand("hash", "the line for a token of your own, read from standard input");
+  for (CLI::App* sub : {token_new, token_hash}) {
+    sub->add_option("name", tok.name, "who the token is for (letters, digits, '-', '_', '.')")->required();
+    sub->add_option("--role", tok.role, "viewer (read, stream), editor (also change worlds), admin (also create, "
+                                        "delete, load scenes)")
+        ->required()
+        ->check(CLI::IsMember({"viewer", "editor", "admin"}));
+    sub->add_option("--worlds", tok.worlds, "the worlds it may act on: '*' or a comma-separated list")
+        ->capture_default_str();
+  }
+
   CLI11_PARSE(app, argc, argv);
+  if (token->parsed()) {
+    tok.fresh = token_new->parsed();
+    return linkage::server::access::token_command(tok);
+  }
   if (simulate->parsed()) return linkage::server::simulate(sim);
   if (replay->parsed()) return linkage::server::replay(rep);
   return linkage::server::serve(serve);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "durable/world_store.hpp"
+#include "access/server_access.hpp"
 #include "host/registry.hpp"
 
 namespace linkage::server {
@@ -17,6 +18,7 @@ struct ServeOptions {
   std::string log_level = "info";
   int max_message_bytes = 16 << 20;        // largest request or response
   ServerLimits limits;
+  access::AccessOptions access;            // tokens, TLS, --insecure (access/)
   std::string data_dir;                    // worlds kept here (durable/); empty: none
   durable::StoreOptions durability;        // checkpoints in data_dir
 };

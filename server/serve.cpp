@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "access/server_access.hpp"
 #include "convert/scene_io.hpp"
 #include "durable/data_dir.hpp"
 #include "host/memory_trim.hpp"
@@ -49,7 +50,14 @@ int serve(const ServeOptions& options) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);  // reads the token file again
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  Result<access::ServerAccess> access = access::prepare_access(options.access, options.listen);
+  if (!access) {
+    spdlog::critical("{}", access.error().message);
+    return 2;
+  }
 
   // The flags keep to the rules the API keeps to.
   if (Status ok = check_policy(options.limits.settings); !ok) {
@@ -115,12 +123,12 @@ int serve(const ServeOptions& options) {
           [] {});
   }
 
-  Services services(registry, defaults);
+  Services services(registry, defaults, {access.value().tokens});
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(options.listen, access.value().credentials, &port);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   services.register_with(builder);
@@ -135,6 +143,7 @@ int serve(const ServeOptions& options) {
   for (const char* name : {v1::WorldService::service_full_name(), v1::BodyService::service_full_name(),
                            v1::ConstraintService::service_full_name(), v1::ForceService::service_full_name()})
     health->SetServingStatus(name, true);
+  spdlog::info("access: {}", access.value().summary);
   spdlog::info("linkaged listening on {} (port {}); worlds tick at {} Hz by default{}{}", options.listen, port,
                options.tick_rate, options.scene.empty() ? "" : "; default world: " + options.scene,
                data ? "; worlds kept in " + options.data_dir : "");
@@ -142,7 +151,12 @@ int serve(const ServeOptions& options) {
   Registry::Clock::time_point worlds_deadline;
   std::thread waiter([&] {
     int signal = 0;
-    sigwait(&signals, &signal);
+    while (sigwait(&signals, &signal) == 0 && signal == SIGHUP) {
+      if (access.value().tokens)
+        access.value().tokens->reload();
+      else
+        spdlog::info("SIGHUP: nothing to read again (no --tokens)");
+    }
     spdlog::info("{}: ending streams and shutting down", signal == SIGTERM ? "SIGTERM" : "SIGINT");
     worlds_deadline = Registry::Clock::now() + kShutdownGrace;
     // NOT_SERVING first, so that health checks and load balancers stop

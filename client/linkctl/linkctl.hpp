@@ -38,8 +38,14 @@ struct Context {
   std::string world = "default";
   bool json = false;
   double timeout = 10.0;  // s, per call; also the connect deadline
+  // Access (main.cpp): a token, and TLS with PEM files.
+  std::string token;
+  bool tls = false;
+  std::string tls_ca, tls_cert, tls_key, tls_server_name;
 
   const lc::Client& client();
+  // The token and TLS settings above, into `options` (files read now).
+  void secure(lc::ConnectOptions& options) const;
 
  private:
   std::optional<lc::Client> client_;

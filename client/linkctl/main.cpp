@@ -1,6 +1,6 @@
 // linkctl: one command line for every RPC of linkaged.
 //
-//   linkctl [--server host:port] [--world NAME] [--json] NOUN VERB [flags]
+//   linkctl [--server host:port] [--world NAME] [--json] [--token T] [--tls-ca CA.pem] NOUN VERB [flags]
 //
 // Exit codes follow the gRPC status: 0 OK, 3 INVALID_ARGUMENT (also for bad
 // flags and values, caught before any call), 5 NOT_FOUND (also a file that
@@ -38,10 +38,26 @@ int report(const Context& ctx, grpc::StatusCode code, const std::string& message
 
 }  // namespace
 
+namespace linkage::linkctl {
+
+void Context::secure(lc::ConnectOptions& options) const {
+  options.token = token;
+  options.tls = tls;
+  if (!tls_ca.empty()) options.tls_ca = read_file(tls_ca);
+  if (!tls_cert.empty()) options.tls_cert = read_file(tls_cert);
+  if (!tls_key.empty()) options.tls_key = read_file(tls_key);
+  options.tls_server_name = tls_server_name;
+  if (options.tls_cert.empty() != options.tls_key.empty())
+    bad_flag("--tls-cert and --tls-key: a client certificate needs both (the certificate and its key)");
+}
+
+}  // namespace linkage::linkctl
+
 int main(int argc, char** argv) {
   Context ctx;
   if (const char* server = std::getenv("LINKCTL_SERVER"); server && *server) ctx.server = server;
   if (const char* world = std::getenv("LINKCTL_WORLD"); world && *world) ctx.world = world;
+  if (const char* token = std::getenv("LINKCTL_TOKEN"); token && *token) ctx.token = token;
 
   CLI::App app("linkctl: control a linkaged server (worlds, bodies, constraints, forces, scenes, streams)", "linkctl");
   app.footer(
@@ -52,13 +68,26 @@ int main(int argc, char** argv) {
       "  linkctl --world lab watch --rate 10\n\n"
       "Bodies are named by id (3:1, index:generation), index alone (3) or name (bob).\n"
       "Every command takes --json. Exit codes are gRPC status codes (0 OK, 3 INVALID_ARGUMENT,\n"
-      "5 NOT_FOUND, 9 FAILED_PRECONDITION, 14 UNAVAILABLE ...). `linkctl NOUN --help` for more.");
+      "5 NOT_FOUND, 7 PERMISSION_DENIED, 9 FAILED_PRECONDITION, 14 UNAVAILABLE, 16 UNAUTHENTICATED ...).\n"
+      "`linkctl NOUN --help` for more.");
   app.require_subcommand(1);
   app.add_option("--server,-s", ctx.server, "host:port of linkaged (env LINKCTL_SERVER; default 127.0.0.1:50051)");
   app.add_option("--world,-w", ctx.world, "the world to act on (env LINKCTL_WORLD; default 'default')");
   app.add_flag("--json", ctx.json, "JSON output (the proto3 JSON mapping), for scripts");
   app.add_option("--timeout", ctx.timeout, "seconds for connecting and for each call (default 10)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--token", ctx.token,
+                 "sent as 'authorization: Bearer TOKEN' (env LINKCTL_TOKEN), for a server started with --tokens");
+  app.add_flag("--tls", ctx.tls, "connect over TLS, trusting the system's CAs (or --tls-ca)")->envname("LINKCTL_TLS");
+  app.add_option("--tls-ca", ctx.tls_ca, "connect over TLS, trusting the CA in this PEM file (env LINKCTL_TLS_CA)")
+      ->envname("LINKCTL_TLS_CA");
+  app.add_option("--tls-cert", ctx.tls_cert, "a client certificate (PEM file), for a server that asks for one")
+      ->envname("LINKCTL_TLS_CERT");
+  app.add_option("--tls-key", ctx.tls_key, "the client certificate's private key (PEM file)")
+      ->envname("LINKCTL_TLS_KEY");
+  app.add_option("--tls-server-name", ctx.tls_server_name,
+                 "the name the server's certificate must carry, when not the --server host")
+      ->envname("LINKCTL_TLS_SERVER_NAME");
 
   add_world_commands(app, ctx);
   add_body_commands(app, ctx);

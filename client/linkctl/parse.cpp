@@ -24,6 +24,7 @@ const lc::Client& Context::client() {
     const auto ms = std::chrono::milliseconds(static_cast<long long>(timeout * 1000.0));
     options.connect_timeout = ms;
     options.call_timeout = ms;
+    secure(options);
     client_.emplace(must(lc::Client::connect(server, options)));
   }
   return *client_;

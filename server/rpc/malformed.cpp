@@ -101,12 +101,11 @@ grpc::Status malformed_request(const std::string& method) {
               "from the same proto files?)"};
 }
 
-void refuse_malformed_requests(grpc::ServerBuilder& builder, std::chrono::seconds interval) {
+std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> malformed_request_interceptor(
+    std::chrono::seconds interval) {
   log_limit().set_interval(interval);
   google::protobuf::SetLogHandler(protobuf_log);
-  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> factories;
-  factories.push_back(std::make_unique<Factory>());
-  builder.experimental().SetInterceptorCreators(std::move(factories));
+  return std::make_unique<Factory>();
 }
 
 }  // namespace linkage::server

@@ -23,11 +23,11 @@ namespace linkage::server {
 // that could not be parsed is answered with.
 grpc::Status malformed_request(const std::string& method);
 
-// Registers the interceptor on `builder` (every service) and sends
-// protobuf's own log lines (it logs one per request with a string that is not
-// UTF-8) through the same rate limit. `interval`: the least time between two
-// log lines about malformed requests.
-void refuse_malformed_requests(grpc::ServerBuilder& builder,
-                               std::chrono::seconds interval = std::chrono::seconds(10));
+// The interceptor (register it for every service); also sends protobuf's
+// own log lines (it logs one per request with a string that is not UTF-8)
+// through the same rate limit. `interval`: the least time between two log
+// lines about malformed requests.
+std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> malformed_request_interceptor(
+    std::chrono::seconds interval = std::chrono::seconds(10));
 
 }  // namespace linkage::server

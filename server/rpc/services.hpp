@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "access/tokens.hpp"
 #include "host/registry.hpp"
 #include "malformed.hpp"
 
@@ -19,21 +20,19 @@ std::unique_ptr<grpc::Service> make_body_service(Registry& registry);
 std::unique_ptr<grpc::Service> make_constraint_service(Registry& registry);
 std::unique_ptr<grpc::Service> make_force_service(Registry& registry);
 
+struct ServiceOptions {
+  // Tokens every call must bring (access/guard.hpp); null: no tokens asked.
+  std::shared_ptr<access::TokenStore> tokens{};
+};
+
 class Services {
  public:
   // `defaults`: the settings of a world created with none given.
-  Services(Registry& registry, WorldSettings defaults) {
-    services_.push_back(make_world_service(registry, defaults));
-    services_.push_back(make_body_service(registry));
-    services_.push_back(make_constraint_service(registry));
-    services_.push_back(make_force_service(registry));
-  }
-  // Registers the services, and the interceptor that answers requests that
-  // cannot be parsed with INVALID_ARGUMENT (malformed.hpp).
-  void register_with(grpc::ServerBuilder& builder) {
-    for (auto& s : services_) builder.RegisterService(s.get());
-    refuse_malformed_requests(builder);
-  }
+  Services(Registry& registry, WorldSettings defaults, ServiceOptions options = {});
+  // Registers the services and the interceptors every call goes through:
+  // requests that cannot be parsed are answered INVALID_ARGUMENT
+  // (malformed.hpp), refused calls with their refusal (access/guard.hpp).
+  void register_with(grpc::ServerBuilder& builder);
 
  private:
   std::vector<std::unique_ptr<grpc::Service>> services_;

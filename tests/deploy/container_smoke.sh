@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The container smoke test: builds both images of deploy/Dockerfile, runs
-# them in one pod on loopback ports, waits for their health checks, drives
-# the server with the host's linkctl (a world, two bodies, a rod, streamed
-# snapshots), asks the gateway for the viewer and an API call, then stops
-# both with SIGTERM and asserts clean exits.
+# them in one pod on loopback ports with TLS and tokens (certificates and a
+# token from deploy/make-secrets.sh, mounted as compose and Kubernetes mount
+# theirs), waits for their health checks, drives the server with the host's
+# linkctl (a world, two bodies, a rod, streamed snapshots; refused without
+# the token or without TLS), asks the gateway over HTTPS for the viewer and
+# an API call, then stops both with SIGTERM and asserts clean exits.
 #
 # Usage: container_smoke.sh LINKCTL ROOT
 # Exit 77 (CTest: skipped) only when podman cannot run a container here,
@@ -59,16 +61,34 @@ build web "$WEB_IMAGE"
 size_mb() { podman image inspect "$1" --format '{{.Size}}' | awk '{printf "%.0f", $1 / 1e6}'; }
 echo "image sizes: server $(size_mb "$SERVER_IMAGE") MB, web $(size_mb "$WEB_IMAGE") MB" | tee "$ART/image-sizes.txt"
 
+# --- secrets: a CA, linkaged's certificate and key, a token file ---
+SECRETS=$(mktemp -d)
+trap 'cleanup; rm -rf "$SECRETS"' EXIT
+TOKEN=$(bash "$ROOT/deploy/make-secrets.sh" "$SECRETS" | sed -n 's/^the admin token (kept nowhere else): //p')
+[ -n "$TOKEN" ] || { echo "FAIL: deploy/make-secrets.sh printed no token"; exit 1; }
+chmod 755 "$SECRETS"
+S=/run/secrets/linkage
+MOUNT=(-v "$SECRETS:$S:ro")
+
+# The image alone refuses to serve its network address in the clear.
+podman run --rm --pull=never "$SERVER_IMAGE" >"$ART/refused.log" 2>&1
+refused=$?
+[ "$refused" -eq 2 ] && grep -q -- "--insecure" "$ART/refused.log" ||
+  fail "without TLS and tokens the server exited $refused, not 2 with a message: $(head -c 300 "$ART/refused.log")"
+
 # --- run both in one pod: the gateway reaches linkaged on the pod's loopback ---
 GRPC_PORT=$(free_port)
 WEB_PORT=$(free_port)
 podman pod create --name "$POD" -p "127.0.0.1:$GRPC_PORT:50051" -p "127.0.0.1:$WEB_PORT:8080" >/dev/null
 # Health checks run on demand below: podman's own timers need systemd, and
 # its complaints that there is none go to a log instead of the output.
-podman run -d --pod "$POD" --name "$POD-server" "$SERVER_IMAGE" >/dev/null 2>>"$ART/podman.log" ||
-  { echo "FAIL: the server did not start"; exit 1; }
-podman run -d --pod "$POD" --name "$POD-web" -e LINKAGE_UPSTREAM=127.0.0.1:50051 "$WEB_IMAGE" >/dev/null \
-  2>>"$ART/podman.log" || { echo "FAIL: the gateway did not start"; exit 1; }
+podman run -d --pod "$POD" --name "$POD-server" "${MOUNT[@]}" \
+  -e LINKAGE_TLS_CERT=$S/tls.crt -e LINKAGE_TLS_KEY=$S/tls.key -e LINKAGE_TOKENS=$S/tokens \
+  -e LINKCTL_TLS_CA=$S/ca.crt -e LINKCTL_SERVER=localhost:50051 \
+  "$SERVER_IMAGE" >/dev/null 2>>"$ART/podman.log" || { echo "FAIL: the server did not start"; exit 1; }
+podman run -d --pod "$POD" --name "$POD-web" "${MOUNT[@]}" -e LINKAGE_UPSTREAM=127.0.0.1:50051 \
+  -e LINKAGE_UPSTREAM_CA=$S/ca.crt -e LINKAGE_WEB_TLS_CERT=$S/tls.crt -e LINKAGE_WEB_TLS_KEY=$S/tls.key \
+  "$WEB_IMAGE" >/dev/null 2>>"$ART/podman.log" || { echo "FAIL: the gateway did not start"; exit 1; }
 
 healthy() {  # CONTAINER: its image's HEALTHCHECK passes within 60 s
   for _ in $(seq 120); do
@@ -81,10 +101,17 @@ healthy "$POD-server" || fail "the server's HEALTHCHECK (linkctl health) never p
 healthy "$POD-web" || fail "the gateway's HEALTHCHECK (/healthz) never passed"
 [ "$(podman inspect "$POD-server" --format '{{.Config.User}}')" = "10001:10001" ] || fail "the server does not run as user 10001"
 
-# --- the server, from the host's linkctl ---
-export LINKCTL_SERVER=127.0.0.1:$GRPC_PORT
-L() { "$LINKCTL" --timeout 20 "$@"; }
+# --- the server, from the host's linkctl: TLS, and the token ---
+export LINKCTL_SERVER=127.0.0.1:$GRPC_PORT LINKCTL_TLS_CA=$SECRETS/ca.crt
+L() { LINKCTL_TOKEN=$TOKEN "$LINKCTL" --timeout 20 "$@"; }
 L health | grep -q SERVING || fail "linkctl health from the host"
+"$LINKCTL" --timeout 5 health | grep -q SERVING || fail "linkctl health without a token"
+"$LINKCTL" --timeout 5 world list >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 16 ] || fail "world list without a token exited $rc, not 16 (UNAUTHENTICATED)"
+LINKCTL_TLS_CA= "$LINKCTL" --timeout 3 --token "$TOKEN" world list >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 14 ] || fail "world list in plain text to the TLS port exited $rc, not 14 (UNAVAILABLE)"
 L world list | grep -q default || fail "the default world (demo scene) is missing"
 L world create smoke >/dev/null || fail "world create"
 L --world smoke body add --name anchor --motion fixed --pos 0,0 >/dev/null || fail "body add anchor"
@@ -94,13 +121,17 @@ frames=$(L --world smoke --json watch --count 5 --rate 30)
 [ "$(grep -c '"tick"' <<<"$frames")" -eq 5 ] || fail "watch --count 5 gave: $(head -c 300 <<<"$frames")"
 L --world smoke --json world get | grep -q '"constraint_count":1' || fail "the world lacks its constraint"
 
-# --- the gateway: the viewer, the scenes and a Connect call ---
-WEB=http://127.0.0.1:$WEB_PORT
-curl -sf "$WEB/" | grep -qi "<html" || fail "GET / is not the viewer's page"
-curl -sf "$WEB/scenes/index.json" | grep -q '"demo"' || fail "GET /scenes/index.json lacks demo"
-curl -sf "$WEB/healthz" >/dev/null || fail "GET /healthz"
-curl -sf -H 'Content-Type: application/json' -d '{"world":"smoke"}' "$WEB/linkage.v1.WorldService/GetWorld" |
-  grep -q '"constraintCount":1' || fail "GetWorld through the gateway"
+# --- the gateway over HTTPS: the viewer, the scenes and a Connect call with the token ---
+WEB=https://127.0.0.1:$WEB_PORT
+C() { curl -s --cacert "$SECRETS/ca.crt" "$@"; }
+C -f "$WEB/" | grep -qi "<html" || fail "GET / is not the viewer's page"
+C -f "$WEB/scenes/index.json" | grep -q '"demo"' || fail "GET /scenes/index.json lacks demo"
+C -f "$WEB/healthz" >/dev/null || fail "GET /healthz"
+C -f -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"world":"smoke"}' \
+  "$WEB/linkage.v1.WorldService/GetWorld" | grep -q '"constraintCount":1' || fail "GetWorld through the gateway"
+code=$(C -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' -d '{"world":"smoke"}' \
+  "$WEB/linkage.v1.WorldService/GetWorld")
+[ "$code" = "401" ] || fail "GetWorld through the gateway without a token answered HTTP $code, not 401"
 
 # --- SIGTERM: a stream open at the time ends with UNAVAILABLE, both exit 0 ---
 L --world smoke watch --rate 10 >/dev/null 2>"$ART/watch.err" &

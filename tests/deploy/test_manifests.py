@@ -19,6 +19,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
 LINKAGED = os.environ.get("LINKAGED", str(ROOT / "build" / "server" / "linkaged"))
+LINKCTL = os.environ.get("LINKCTL", str(ROOT / "build" / "client" / "linkctl" / "linkctl"))
 
 KNOWN_KINDS = {("v1", "ConfigMap"), ("v1", "Service"), ("apps/v1", "Deployment")}
 
@@ -61,6 +62,11 @@ def dockerfile_stages():
 def linkaged_env_names():
     out = subprocess.run([LINKAGED, "--help"], capture_output=True, text=True, check=True).stdout
     return set(re.findall(r"\(Env:(\w+)\)", out))
+
+
+def linkctl_env_names():
+    out = subprocess.run([LINKCTL, "--help"], capture_output=True, text=True, check=True).stdout
+    return set(re.findall(r"\b(LINKCTL_[A-Z_]+)\b", out))
 
 
 def gateway_env_names():
@@ -123,21 +129,59 @@ def test_probe_ports_are_the_containers_ports_and_the_images_ports():
             probes = [c[k] for k in ("startupProbe", "livenessProbe", "readinessProbe") if k in c]
             assert {"livenessProbe", "readinessProbe"} <= c.keys(), c["name"]
             for probe in probes:
-                (handler,) = {"grpc", "httpGet", "tcpSocket"} & probe.keys()
-                assert container_port(c, probe[handler]["port"]) is not None, f"{c['name']}: {handler} port"
+                (handler,) = {"grpc", "httpGet", "tcpSocket", "exec"} & probe.keys()
+                if handler != "exec":
+                    assert container_port(c, probe[handler]["port"]) is not None, f"{c['name']}: {handler} port"
             r = c["resources"]
             for what in ("cpu", "memory"):
                 assert what in r["requests"] and what in r["limits"], f"{c['name']}: {what}"
                 assert quantity(r["requests"][what]) <= quantity(r["limits"][what]), f"{c['name']}: {what} request > limit"
 
 
+def containers():
+    return {c["name"]: c for d in of_kind("Deployment") for c in d["spec"]["template"]["spec"]["containers"]}
+
+
+def env_of(container):
+    return {e["name"]: e["value"] for e in container.get("env", [])}
+
+
 def test_the_server_is_probed_with_grpc_health_checking_on_its_listen_port():
-    (server,) = [c for d in of_kind("Deployment") for c in d["spec"]["template"]["spec"]["containers"]
-                 if c["image"] == "linkage"]
-    env = {e["name"]: e["value"] for e in server.get("env", [])}
+    # The kubelet's grpc probe speaks no TLS: linkctl health asks instead,
+    # over TLS to the listen port, trusting the mounted CA (no token needed).
+    server = containers()["linkaged"]
+    env = env_of(server)
     listen_port = int(env.get("LINKAGE_LISTEN", dockerfile_stages()["server"]["env"]["LINKAGE_LISTEN"]).rsplit(":", 1)[1])
-    for kind in ("livenessProbe", "readinessProbe"):
-        assert server[kind]["grpc"]["port"] == listen_port
+    assert int(env["LINKCTL_SERVER"].rsplit(":", 1)[1]) == listen_port
+    assert set(k for k in env if k.startswith("LINKCTL_")) <= linkctl_env_names()
+    for kind in ("startupProbe", "livenessProbe", "readinessProbe"):
+        command = server[kind]["exec"]["command"]
+        assert command[0] == "linkctl" and "health" in command, command
+        timeout = float(command[command.index("--timeout") + 1])
+        assert timeout < server[kind].get("timeoutSeconds", 1) or kind == "startupProbe", f"{kind}: linkctl outlives the probe"
+
+
+def mounted_from_secret(container, pod, path):
+    """The Secret a file path of the container comes from, or None."""
+    secrets = {v["name"]: v["secret"]["secretName"] for v in pod["volumes"] if "secret" in v}
+    for m in container.get("volumeMounts", []):
+        if path.startswith(m["mountPath"].rstrip("/") + "/") and m["name"] in secrets:
+            return secrets[m["name"]]
+    return None
+
+
+def test_the_server_runs_with_tls_and_tokens_from_secrets():
+    (pod,) = [d["spec"]["template"]["spec"] for d in of_kind("Deployment")]
+    server, gateway = containers()["linkaged"], containers()["gateway"]
+    env = env_of(server)
+    assert "LINKAGE_INSECURE" not in env
+    for key in ("LINKAGE_TLS_CERT", "LINKAGE_TLS_KEY", "LINKAGE_TOKENS", "LINKCTL_TLS_CA"):
+        assert mounted_from_secret(server, pod, env[key]), f"{key}={env[key]} is not a file of a mounted Secret"
+    genv = env_of(gateway)
+    for key in ("LINKAGE_UPSTREAM_CA", "LINKAGE_WEB_TLS_CERT", "LINKAGE_WEB_TLS_KEY"):
+        assert mounted_from_secret(gateway, pod, genv[key]), f"gateway {key}={genv[key]} is not a file of a mounted Secret"
+    assert set(genv) <= gateway_env_names()
+    assert gateway["readinessProbe"]["httpGet"]["scheme"] == "HTTPS"
 
 
 def test_grace_period_outlasts_the_servers_drain():
@@ -181,8 +225,19 @@ def test_compose_binds_loopback_and_gates_the_gateway_on_health():
     assert services["gateway"]["depends_on"]["linkaged"]["condition"] == "service_healthy"
     host, port = services["gateway"]["environment"]["LINKAGE_UPSTREAM"].split(":")
     assert host == "linkaged" and port == services["linkaged"]["environment"]["LINKAGE_LISTEN"].split(":")[1]
-    assert set(services["linkaged"]["environment"]) <= linkaged_env_names()
+    assert set(services["linkaged"]["environment"]) <= linkaged_env_names() | linkctl_env_names()
     assert set(services["gateway"]["environment"]) <= gateway_env_names()
+
+
+def test_compose_runs_with_tls_and_tokens_from_secrets():
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    linkaged, gateway = compose["services"]["linkaged"], compose["services"]["gateway"]
+    env = linkaged["environment"]
+    assert "LINKAGE_INSECURE" not in env
+    for key in ("LINKAGE_TLS_CERT", "LINKAGE_TLS_KEY", "LINKAGE_TOKENS", "LINKCTL_TLS_CA"):
+        name = env[key].removeprefix("/run/secrets/")
+        assert name in linkaged["secrets"] and name in compose["secrets"], key
+    assert gateway["environment"]["LINKAGE_UPSTREAM_CA"].removeprefix("/run/secrets/") in gateway["secrets"]
 
 
 if __name__ == "__main__":

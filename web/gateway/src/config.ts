@@ -8,11 +8,23 @@ export interface Address {
   port: number;
 }
 
+/** PEM files; see the options below. */
+export interface UpstreamTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  serverName?: string;
+}
+
 export interface Config {
   upstream: Address;
   listen: Address;
   staticDir: string;
   scenesDir: string;
+  /** Set: linkaged is reached over TLS. */
+  upstreamTls?: UpstreamTls;
+  /** Set: the gateway serves HTTPS with this certificate and key (PEM files). */
+  tls?: { cert: string; key: string };
 }
 
 // dist/main.js (or src/ under tests) sits three levels below the repository.
@@ -50,6 +62,42 @@ const options = {
     fallback: resolve(repo, "scenes"),
     help: "directory of scene JSON files served under /scenes/",
   },
+  upstreamCa: {
+    flag: "--upstream-ca",
+    env: "LINKAGE_UPSTREAM_CA",
+    fallback: "",
+    help: "reach linkaged over TLS, trusting the CA in this PEM file (linkaged's --tls-cert is signed by it)",
+  },
+  upstreamCert: {
+    flag: "--upstream-cert",
+    env: "LINKAGE_UPSTREAM_CERT",
+    fallback: "",
+    help: "a client certificate (PEM file) for a linkaged that asks for one (--tls-client-ca)",
+  },
+  upstreamKey: {
+    flag: "--upstream-key",
+    env: "LINKAGE_UPSTREAM_KEY",
+    fallback: "",
+    help: "the private key of --upstream-cert (PEM file)",
+  },
+  upstreamServerName: {
+    flag: "--upstream-server-name",
+    env: "LINKAGE_UPSTREAM_SERVER_NAME",
+    fallback: "",
+    help: "the name linkaged's certificate must carry, when not --upstream's host",
+  },
+  tlsCert: {
+    flag: "--tls-cert",
+    env: "LINKAGE_WEB_TLS_CERT",
+    fallback: "",
+    help: "serve HTTPS with this PEM certificate chain (with --tls-key); read again when it changes",
+  },
+  tlsKey: {
+    flag: "--tls-key",
+    env: "LINKAGE_WEB_TLS_KEY",
+    fallback: "",
+    help: "the private key of --tls-cert (PEM file)",
+  },
 } satisfies Record<string, Option>;
 
 export const usage = `linkage-gateway — serves the linkage web viewer and forwards its Connect and
@@ -60,7 +108,7 @@ Usage: node web/gateway/dist/main.js [OPTIONS]
 
 Options:
 ${Object.values(options)
-  .map((o) => `  ${o.flag} VALUE (env ${o.env}, default ${o.fallback})\n      ${o.help}`)
+  .map((o) => `  ${o.flag} VALUE (env ${o.env}${o.fallback ? `, default ${o.fallback}` : ""})\n      ${o.help}`)
   .join("\n")}
   --help
       print this help and exit
@@ -86,6 +134,20 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Pa
     given.set(flag, value);
   }
   const value = (o: Option) => given.get(o.flag) ?? (env[o.env] || o.fallback);
+  const file = (o: Option) => (value(o) === "" ? undefined : resolve(value(o)));
+  const upstreamTls: UpstreamTls = {
+    ca: file(options.upstreamCa),
+    cert: file(options.upstreamCert),
+    key: file(options.upstreamKey),
+    serverName: value(options.upstreamServerName) || undefined,
+  };
+  if ((upstreamTls.cert === undefined) !== (upstreamTls.key === undefined))
+    throw new Error("--upstream-cert and --upstream-key: a client certificate needs both");
+  if (upstreamTls.cert !== undefined && upstreamTls.ca === undefined)
+    throw new Error("--upstream-cert: a client certificate is sent over TLS only: add --upstream-ca");
+  const [tlsCert, tlsKey] = [file(options.tlsCert), file(options.tlsKey)];
+  if ((tlsCert === undefined) !== (tlsKey === undefined))
+    throw new Error("--tls-cert and --tls-key: serving HTTPS needs both");
   return {
     help: false,
     config: {
@@ -93,6 +155,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Pa
       listen: parseAddress(options.listen.flag, value(options.listen)),
       staticDir: resolve(value(options.static)),
       scenesDir: resolve(value(options.scenes)),
+      upstreamTls: upstreamTls.ca === undefined ? undefined : upstreamTls,
+      tls: tlsCert === undefined || tlsKey === undefined ? undefined : { cert: tlsCert, key: tlsKey },
     },
   };
 }

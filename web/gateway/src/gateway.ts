@@ -1,6 +1,7 @@
 // The gateway's HTTP server: the linkage.v1 API (Connect and gRPC-Web),
 // /healthz, /scenes/ and the viewer, over HTTP/1.1 (what browsers use here).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createSecureServer, type Server as SecureServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
@@ -11,6 +12,7 @@ import { healthHandler } from "./health.js";
 import { requestPath, sendText } from "./respond.js";
 import { scenesHandler, scenesPrefix } from "./scenes.js";
 import { staticHandler } from "./static.js";
+import { serveTls } from "./tls.js";
 import { connectUpstream, maxMessageBytes, type Upstream } from "./upstream.js";
 
 export interface Gateway {
@@ -27,7 +29,10 @@ const drainMs = 1000;
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /** Serves on config.listen, forwarding to `upstream` (by default linkaged at config.upstream). */
-export async function startGateway(config: Config, upstream: Upstream = connectUpstream(config.upstream)): Promise<Gateway> {
+export async function startGateway(
+  config: Config,
+  upstream: Upstream = connectUpstream(config.upstream, config.upstreamTls),
+): Promise<Gateway> {
   const shutdown = new AbortController();
   const health = healthHandler(upstream.transport, formatAddress(config.upstream));
   const scenes = scenesHandler(config.scenesDir);
@@ -53,13 +58,16 @@ export async function startGateway(config: Config, upstream: Upstream = connectU
     fallback: (req, res) => guarded(other, req as IncomingMessage, res as ServerResponse),
   });
 
-  const server = createServer(api);
+  const secure = config.tls ? serveTls(config.tls) : undefined;
+  const server = secure ? createSecureServer(secure.options(), api) : createServer(api);
+  secure?.watch(server as SecureServer);
   await listen(server, config.listen.host, config.listen.port);
   const { address, port } = server.address() as AddressInfo;
 
   return {
-    url: `http://${formatAddress({ host: address, port })}/`,
+    url: `${secure ? "https" : "http"}://${formatAddress({ host: address, port })}/`,
     close: async () => {
+      secure?.unwatch();
       const closed = new Promise<void>((done) => server.close(() => done()));
       shutdown.abort(new ConnectError("the gateway is shutting down", Code.Unavailable));
       server.closeIdleConnections();

@@ -20,7 +20,6 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +45,18 @@ struct ConnectOptions {
   std::chrono::milliseconds max_backoff = 1s;
   // The largest message received (a big world's ListBodies or SaveScene).
   int max_receive_bytes = 64 << 20;
+  // Sent with every call as "authorization: Bearer <token>" (a server
+  // started with --tokens wants one); empty: none.
+  std::string token{};
+  // TLS: on when `tls` is set or any of the PEM texts below is given.
+  bool tls = false;
+  // The CA that signed the server's certificate (PEM text); empty: the system's roots.
+  std::string tls_ca{};
+  // A client certificate and its key (PEM texts), for a server that asks for one (mTLS).
+  std::string tls_cert{};
+  std::string tls_key{};
+  // The name the server's certificate must carry, when it is not the target's host.
+  std::string tls_server_name{};
 };
 
 // What removing a body took with it.
@@ -67,7 +78,9 @@ class Client {
  public:
   // Opens a channel to `target` ("host:port") and waits until the server
   // answers, retrying UNAVAILABLE until connect_timeout: UNAVAILABLE (with
-  // the last reason) if it never does.
+  // the last reason) if it never does. A server that refuses the token
+  // (none, or a wrong one) is connected to: its calls answer UNAUTHENTICATED
+  // or PERMISSION_DENIED, and serving() needs no token.
   static Result<Client> connect(const std::string& target, const ConnectOptions& options = {});
 
   const std::string& target() const { return target_; }

@@ -1,0 +1,32 @@
+#include "services.hpp"
+
+#include <google/protobuf/descriptor.h>
+
+#include "access/guard.hpp"
+#include "linkage/v1/service.grpc.pb.h"
+
+namespace linkage::server {
+
+Services::Services(Registry& registry, WorldSettings defaults, ServiceOptions options) {
+  const auto add = [&](std::unique_ptr<grpc::Service> service, const char* name) {
+    if (options.tokens) {
+      const auto* descriptor = google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(name);
+      service = access::guard_service(std::move(service), *descriptor, options.tokens);
+    }
+    services_.push_back(std::move(service));
+  };
+  add(make_world_service(registry, defaults), v1::WorldService::service_full_name());
+  add(make_body_service(registry), v1::BodyService::service_full_name());
+  add(make_constraint_service(registry), v1::ConstraintService::service_full_name());
+  add(make_force_service(registry), v1::ForceService::service_full_name());
+}
+
+void Services::register_with(grpc::ServerBuilder& builder) {
+  for (auto& s : services_) builder.RegisterService(s.get());
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> factories;
+  factories.push_back(malformed_request_interceptor());
+  factories.push_back(access::refusal_interceptor());
+  builder.experimental().SetInterceptorCreators(std::move(factories));
+}
+
+}  // namespace linkage::server
