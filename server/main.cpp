@@ -90,10 +90,10 @@ int main(int argc, char** argv) {
   app.footer(
       "Examples:\n"
       "  linkaged --scene scenes/demo.json                 serve on 127.0.0.1:50051 with the demo in 'default'\n"
-      "  linkaged --listen 0.0.0.0:50051 --tick-rate 120   serve every interface, worlds at 120 Hz\n"
+      "  linkaged --tick-rate 120                          worlds at 120 Hz\n"
       "  linkaged simulate scenes/chain.json --seconds 5 --out chain.jsonl\n"
       "  linkaged token new ops --role admin                prints a new token, then its line for a --tokens file\n"
-      "  linkaged --listen 0.0.0.0:50051 --tls-cert c.pem --tls-key k.pem --tokens tokens\n"
+      "  linkaged --listen 0.0.0.0:50051 --tls-cert c.pem --tls-key k.pem --tokens tokens   serve other machines\n"
       "  linkaged --data-dir /var/lib/linkage                worlds survive restarts and crashes\n"
       "  linkaged replay /var/lib/linkage/worlds/default --to-tick 600 --out at600.json\n"
       "Every flag of the server can also come from its environment variable (LINKAGE_LISTEN, LINKAGE_TICK_RATE, ...,\n"

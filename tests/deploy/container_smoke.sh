@@ -5,7 +5,8 @@
 # theirs), waits for their health checks, drives the server with the host's
 # linkctl (a world, two bodies, a rod, streamed snapshots; refused without
 # the token or without TLS), asks the gateway over HTTPS for the viewer and
-# an API call, then stops both with SIGTERM and asserts clean exits.
+# an API call, then stops both with SIGTERM and asserts clean exits; and
+# starts the server again and finds its world as it was (--data-dir).
 #
 # Usage: container_smoke.sh LINKCTL ROOT
 # Exit 77 (CTest: skipped) only when podman cannot run a container here,
@@ -147,6 +148,13 @@ for c in server web; do
   [ "$code" = "0" ] || fail "the $c container exited with $code after SIGTERM"
 done
 podman logs "$POD-server" 2>&1 | grep -q "SIGTERM: ending streams" || fail "linkaged did not log its SIGTERM shutdown"
+
+# --- a restart keeps the worlds (the image's data directory is its volume) ---
+podman start "$POD-server" >/dev/null 2>>"$ART/podman.log" || fail "the server did not start again"
+healthy "$POD-server" || fail "the restarted server's HEALTHCHECK never passed"
+L --world smoke --json world get | grep -q '"constraint_count":1' ||
+  fail "the world 'smoke' did not survive a restart of its container"
+podman stop -t 10 "$POD-server" >/dev/null 2>>"$ART/podman.log"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed; logs in $ART"
