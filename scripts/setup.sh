@@ -18,6 +18,8 @@ packages=(
   libssl-dev openssl                 # server/access: SHA-256 of tokens (libcrypto), TLS key checks; tests make certificates
   clang libclang-rt-14-dev llvm      # fuzz/ and scripts/sanitize.sh: libFuzzer, ASan, UBSan, llvm-symbolizer
   python3-grpcio python3-protobuf python3-pytest   # client/python: runtime and tests
+  python3-pip python3-setuptools python3-wheel   # client/python: the wheel (pip wheel, offline)
+  python3-venv python3-numpy         # client/python: its test in a fresh venv, the numpy extra
   python3-yaml curl                  # tests/deploy: manifest checks, the container smoke test
   chromium                           # web/e2e: the viewer in headless Chromium
 )

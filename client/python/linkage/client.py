@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Optional, Tuple, TypeVar, Union
 
 import grpc
 from google.protobuf import field_mask_pb2, json_format
+from google.protobuf.message import Message
 
 from . import convert
-from .convert import Id, make, plain
+from .channel import Pem, open_channel
+from .convert import BodyLike, Fields, Id, IdLike, Vector, make, plain
 from .stream import Stream
 from .v1 import body_pb2, constraint_pb2, force_pb2, scene_pb2, service_pb2, service_pb2_grpc, world_pb2
 from .v1.types_pb2 import BodyRef as _BodyRef
 
-__all__ = ["Client", "Batch", "BatchResult", "LinkageError", "CONSTRAINT_TYPES"]
+__all__ = ["Client", "Batch", "BatchResult", "LinkageError", "CONSTRAINT_TYPES", "SceneLike"]
+
+R = TypeVar("R", bound=Message)
+
+SceneLike = Union[Mapping[str, Any], str, "os.PathLike[str]", scene_pb2.Scene]
+"""A scene: a dict in the scene files' form, JSON text, a .json file's path, or a linkage.v1.Scene."""
 
 # The `type` oneof of ConstraintDef: "distance", "rope", "pin", "point_on_line", ...
 CONSTRAINT_TYPES = tuple(f.name for f in constraint_pb2.ConstraintDef.DESCRIPTOR.oneofs_by_name["type"].fields)
@@ -30,7 +37,7 @@ class LinkageError(Exception):
     at fault, e.g. "constraint.distance.length: must be > 0 ...".
     """
 
-    def __init__(self, code: str, message: str, status: grpc.StatusCode | None = None):
+    def __init__(self, code: str, message: str, status: Optional[grpc.StatusCode] = None):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
@@ -38,23 +45,29 @@ class LinkageError(Exception):
 
     @classmethod
     def from_rpc_error(cls, error: grpc.RpcError) -> "LinkageError":
+        """The LinkageError for a failed call (its status code and details)."""
         status = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
         details = error.details() if hasattr(error, "details") else str(error)
         return cls(status.name, details or "", status)
 
 
-def _call(method, request, timeout):
+def _call(method: Callable[..., R], request: Message, timeout: Optional[float]) -> R:
     try:
         return method(request, timeout=timeout)
     except grpc.RpcError as error:
         raise LinkageError.from_rpc_error(error) from None
 
 
-def _body_def(value=None, **fields) -> body_pb2.BodyDef:
+Softness = Union[float, Mapping[str, float], None]
+"""A soft constraint's spring: a frequency (Hz), or {"frequency": .., "damping_ratio": ..}; None: rigid."""
+
+
+def _body_def(value: Fields = None, **fields: Any) -> body_pb2.BodyDef:
     return make(body_pb2.BodyDef, value, "body", **fields)
 
 
-def _constraint_def(kind=None, name=None, softness=None, **fields) -> constraint_pb2.ConstraintDef:
+def _constraint_def(kind: Union[str, Fields] = None, name: Optional[str] = None, softness: Softness = None,
+                    **fields: Any) -> constraint_pb2.ConstraintDef:
     """A ConstraintDef from ("distance", b="bob", length=1.0, ...) or from a dict/message."""
     if kind is None or not isinstance(kind, str):
         if fields:
@@ -87,7 +100,7 @@ def _mask(paths: Iterable[str]) -> field_mask_pb2.FieldMask:
     return field_mask_pb2.FieldMask(paths=list(paths))
 
 
-def _scene(scene) -> scene_pb2.Scene:
+def _scene(scene: SceneLike) -> scene_pb2.Scene:
     """A Scene from a message, a dict, JSON text or a path to a .json file."""
     if isinstance(scene, scene_pb2.Scene):
         return scene
@@ -110,7 +123,7 @@ def _scene(scene) -> scene_pb2.Scene:
     raise TypeError(f"scene: expected a dict, JSON text, a path or a linkage.v1.Scene, got {type(scene).__name__}")
 
 
-def _settings(settings, fields) -> world_pb2.WorldSettings:
+def _settings(settings: Fields, fields: Mapping[str, Any]) -> world_pb2.WorldSettings:
     return make(world_pb2.WorldSettings, settings, "settings", **fields)
 
 
@@ -151,45 +164,55 @@ class Batch:
         self.results: list[BatchResult] = []
         self.tick: int | None = None
 
-    def add(self, command) -> int:
+    def add(self, command: Fields) -> int:
         """Appends a Command (message, or a dict such as {"remove_body": "bob"})."""
         self.commands.append(make(service_pb2.Command, command, f"commands[{len(self.commands)}]"))
         return len(self.commands) - 1
 
-    def create_body(self, definition=None, **fields) -> int:
+    def create_body(self, definition: Fields = None, **fields: Any) -> int:
+        """Creates a body, as Client.create_body."""
         return self.add({"create_body": _body_def(definition, **fields)})
 
-    def update_body(self, body, definition=None, **fields) -> int:
+    def update_body(self, body: BodyLike, definition: Fields = None, **fields: Any) -> int:
         """With keywords only, those fields (an update mask); with a `definition`, the whole of it."""
         command = service_pb2.UpdateBodyRequest(body=make(_BodyRef, body, "body"), **{"def": _body_def(definition, **fields)})
         if definition is None:
             command.update_mask.CopyFrom(_mask(fields))
         return self.add(service_pb2.Command(update_body=command))
 
-    def remove_body(self, body) -> int:
+    def remove_body(self, body: BodyLike) -> int:
+        """Removes a body with its constraints and forces."""
         return self.add({"remove_body": body})
 
-    def add_constraint(self, kind=None, *, name=None, softness=None, **fields) -> int:
+    def add_constraint(self, kind: Union[str, Fields] = None, *, name: Optional[str] = None,
+                       softness: Softness = None, **fields: Any) -> int:
+        """Adds a constraint, as Client.add_constraint."""
         return self.add({"add_constraint": _constraint_def(kind, name, softness, **fields)})
 
-    def update_constraint(self, id, kind=None, *, name=None, softness=None, **fields) -> int:
+    def update_constraint(self, id: IdLike, kind: Union[str, Fields] = None, *, name: Optional[str] = None,
+                          softness: Softness = None, **fields: Any) -> int:
         """A whole new definition, bodies included, as for add_constraint (a batch reads nothing first)."""
         return self.add({"update_constraint": {"id": convert.id_message(id),
                                                "constraint": _constraint_def(kind, name, softness, **fields)}})
 
-    def remove_constraint(self, id) -> int:
+    def remove_constraint(self, id: IdLike) -> int:
+        """Removes a constraint."""
         return self.add({"remove_constraint": convert.id_message(id)})
 
-    def add_spring(self, a=None, b=None, **fields) -> int:
+    def add_spring(self, a: BodyLike = None, b: BodyLike = None, **fields: Any) -> int:
+        """Adds a spring-damper, as Client.add_spring."""
         return self.add({"add_force": _force_def("spring", dict(fields, a=a, b=b))})
 
-    def add_force(self, body, force=(0, 0, 0), **fields) -> int:
+    def add_force(self, body: BodyLike, force: Vector = (0, 0, 0), **fields: Any) -> int:
+        """Applies a force, as Client.add_force."""
         return self.add({"add_force": _force_def("applied", dict(fields, body=body, force=force))})
 
-    def remove_force(self, id) -> int:
+    def remove_force(self, id: IdLike) -> int:
+        """Removes a force or spring."""
         return self.add({"remove_force": convert.id_message(id)})
 
-    def apply_impulse(self, body, impulse=(0, 0, 0), **fields) -> int:
+    def apply_impulse(self, body: BodyLike, impulse: Vector = (0, 0, 0), **fields: Any) -> int:
+        """Applies an impulse, as Client.apply_impulse."""
         return self.add({"apply_impulse": dict(fields, body=body, impulse=impulse)})
 
     def apply(self) -> list[BatchResult]:
@@ -203,7 +226,7 @@ class Batch:
     def __enter__(self) -> "Batch":
         return self
 
-    def __exit__(self, kind, value, traceback) -> None:
+    def __exit__(self, kind: Optional[type], value: Optional[BaseException], traceback: object) -> None:
         if kind is None:
             self.apply()
 
@@ -225,16 +248,29 @@ class Client:
     by their name, bodies by name or Id, constraints and forces by Id.
     Results are plain Python: dicts in the proto's form with snake_case keys,
     vectors as 3-tuples, ids as `linkage.Id`, enums as short names.
-    `timeout` (seconds, None for none) applies to each unary call.
+
+    `timeout` (seconds, None for none) applies to each unary call. `token`
+    is sent with every call and stream as "authorization: Bearer <token>"
+    (a server started with --tokens wants one). TLS is on with `tls=True`
+    (the system's CAs) or `root_certificates` (the CA that signed the
+    server's certificate); `certificate_chain` and `private_key` are a client
+    certificate, for a server that asks for one (mutual TLS); `server_name`
+    is the name the server's certificate must carry when it is not the
+    target's host. PEM values are bytes, text, or a file's path.
+    `credentials` (grpc.ChannelCredentials of your own) instead of the TLS
+    keywords; `options` are extra gRPC channel options.
     """
 
-    def __init__(self, target: str = "127.0.0.1:50051", timeout: float | None = 10.0, *,
-                 credentials: grpc.ChannelCredentials | None = None, options: Iterable = ()):
+    def __init__(self, target: str = "127.0.0.1:50051", timeout: Optional[float] = 10.0, *,
+                 token: Optional[str] = None, tls: bool = False, root_certificates: Optional[Pem] = None,
+                 certificate_chain: Optional[Pem] = None, private_key: Optional[Pem] = None,
+                 server_name: Optional[str] = None, credentials: Optional[grpc.ChannelCredentials] = None,
+                 options: Iterable[Tuple[str, Any]] = ()):
         self.target = target
         self.timeout = timeout
-        options = [("grpc.max_receive_message_length", -1), *options]
-        self.channel = (grpc.secure_channel(target, credentials, options) if credentials is not None
-                        else grpc.insecure_channel(target, options))
+        self.channel = open_channel(target, token=token, tls=tls, root_certificates=root_certificates,
+                                    certificate_chain=certificate_chain, private_key=private_key,
+                                    server_name=server_name, credentials=credentials, options=options)
         self._worlds = service_pb2_grpc.WorldServiceStub(self.channel)
         self._bodies = service_pb2_grpc.BodyServiceStub(self.channel)
         self._constraints = service_pb2_grpc.ConstraintServiceStub(self.channel)
@@ -251,33 +287,39 @@ class Client:
         return self
 
     def close(self) -> None:
+        """Closes the channel (and with it any open stream)."""
         self.channel.close()
 
     def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _world(self, method, request_type, world: str, **fields):
+    def _world(self, method: Callable[..., R], request_type: Callable[..., Message], world: str,
+               **fields: Any) -> R:
         return _call(method, request_type(world=world, **fields), self.timeout)
 
     # --- worlds ---
 
-    def create_world(self, name: str, settings=None, *, paused: bool = False, limits=None, **setting_fields) -> dict:
-        """Creates an empty world; settings as a dict or keywords (tick_rate=120, integrator="rk4", ...)."""
+    def create_world(self, name: str, settings: Fields = None, *, paused: bool = False, limits: Fields = None,
+                     **setting_fields: Any) -> dict[str, Any]:
+        """Creates an empty world; settings as a dict or keywords (tick_rate=120, integrator="rk4", ...);
+        limits as a dict ({"max_bodies": .., ...}). Returns the world as get_world does."""
         request = service_pb2.CreateWorldRequest(name=name, paused=paused, settings=_settings(settings, setting_fields))
         if limits is not None:
             convert.fill(request.limits, limits, "limits")
         return plain(_call(self._worlds.CreateWorld, request, self.timeout).world)
 
-    def list_worlds(self) -> list[dict]:
+    def list_worlds(self) -> list[dict[str, Any]]:
+        """Every world: name, tick, time, paused, counts, settings (as get_world)."""
         return [plain(w) for w in _call(self._worlds.ListWorlds, service_pb2.ListWorldsRequest(), self.timeout).worlds]
 
-    def get_world(self, world: str) -> dict:
+    def get_world(self, world: str) -> dict[str, Any]:
+        """One world: {"name", "tick", "time", "paused", "body_count", "constraint_count", "settings", ...}."""
         return plain(self._world(self._worlds.GetWorld, service_pb2.GetWorldRequest, world).world)
 
-    def update_world(self, world: str, settings=None, **setting_fields) -> dict:
+    def update_world(self, world: str, settings: Fields = None, **setting_fields: Any) -> dict[str, Any]:
         """Changes settings live; what is not given keeps its value (keywords go as an
         update mask, so a zero or false given by keyword is set too)."""
         extra = {"update_mask": _mask(setting_fields)} if settings is None and setting_fields else {}
@@ -285,27 +327,31 @@ class Client:
                                  settings=_settings(settings, setting_fields), **extra).world)
 
     def delete_world(self, world: str) -> None:
+        """Deletes a world and everything in it (its streams end with UNAVAILABLE)."""
         self._world(self._worlds.DeleteWorld, service_pb2.DeleteWorldRequest, world)
 
-    def pause(self, world: str) -> dict:
+    def pause(self, world: str) -> dict[str, Any]:
+        """Stops a world's clock; returns the world."""
         return plain(self._world(self._worlds.Pause, service_pb2.PauseRequest, world).world)
 
-    def resume(self, world: str) -> dict:
+    def resume(self, world: str) -> dict[str, Any]:
+        """Starts a paused world's clock again; returns the world."""
         return plain(self._world(self._worlds.Resume, service_pb2.ResumeRequest, world).world)
 
-    def step(self, world: str, ticks: int = 1) -> dict:
+    def step(self, world: str, ticks: int = 1) -> dict[str, Any]:
         """Steps a paused world by `ticks` ticks; answers when they are done."""
         return plain(self._world(self._worlds.Step, service_pb2.StepRequest, world, ticks=ticks).world)
 
-    def reset(self, world: str) -> dict:
+    def reset(self, world: str) -> dict[str, Any]:
+        """Puts a world back to its reset point (its last loaded scene, or empty); returns the world."""
         return plain(self._world(self._worlds.Reset, service_pb2.ResetRequest, world).world)
 
-    def load_scene(self, world: str, scene) -> dict:
+    def load_scene(self, world: str, scene: SceneLike) -> dict[str, Any]:
         """Replaces the world by a scene: a dict, JSON text, a path to a .json file or a Scene."""
         return plain(self._world(self._worlds.LoadScene, service_pb2.LoadSceneRequest, world,
                                  scene=_scene(scene)).world)
 
-    def save_scene(self, world: str, path: str | os.PathLike | None = None) -> dict:
+    def save_scene(self, world: str, path: Union[str, "os.PathLike[str]", None] = None) -> dict[str, Any]:
         """The world as a scene dict in the scene files' JSON form; also written to `path` if given."""
         scene = self._world(self._worlds.SaveScene, service_pb2.SaveSceneRequest, world).scene
         as_dict = json_format.MessageToDict(scene, preserving_proto_field_name=True)
@@ -315,7 +361,15 @@ class Client:
                 file.write("\n")
         return as_dict
 
-    def batch(self, world: str, commands: Iterable | None = None) -> Batch:
+    def fork_world(self, world: str, name: str, tick: Optional[int] = None) -> dict[str, Any]:
+        """Copies a world into a new paused one named `name`: as it is now, or (on a server with
+        --data-dir) as it was at `tick`. Returns the new world."""
+        request = service_pb2.ForkWorldRequest(world=world, name=name)
+        if tick is not None:
+            request.tick = tick
+        return plain(_call(self._worlds.ForkWorld, request, self.timeout).world)
+
+    def batch(self, world: str, commands: Optional[Iterable[Fields]] = None) -> Batch:
         """A Batch to fill (a context manager); with `commands` it is applied at once."""
         batch = Batch(self, world)
         if commands is not None:
@@ -324,7 +378,7 @@ class Client:
             batch.apply()
         return batch
 
-    def apply_batch(self, world: str, commands: Iterable) -> list[BatchResult]:
+    def apply_batch(self, world: str, commands: Iterable[Fields]) -> list[BatchResult]:
         """Applies Command dicts/messages atomically, e.g. [{"create_body": {...}}, {"remove_body": "bob"}]."""
         return self.batch(world, commands).results
 
@@ -340,28 +394,29 @@ class Client:
 
     # --- bodies ---
 
-    def create_body(self, world: str, definition=None, **fields) -> Id:
+    def create_body(self, world: str, definition: Fields = None, **fields: Any) -> Id:
         """Creates a body from a BodyDef dict or keywords: name, kind ("particle"/"rigid"),
         motion ("dynamic"/"fixed"/"kinematic"), position=(x, y), angle, velocity, mass, shape={"disk": {"radius": r}}, ..."""
         response = self._world(self._bodies.CreateBody, service_pb2.CreateBodyRequest, world,
                                body=_body_def(definition, **fields))
         return Id(response.id.index, response.id.generation)
 
-    def create_bodies(self, world: str, definitions: Iterable) -> list[Id]:
+    def create_bodies(self, world: str, definitions: Iterable[Fields]) -> list[Id]:
         """Creates several bodies atomically."""
         bodies = [make(body_pb2.BodyDef, d, f"bodies[{i}]") for i, d in enumerate(definitions)]
         return convert.ids(self._world(self._bodies.CreateBodies, service_pb2.CreateBodiesRequest, world,
                                        bodies=bodies).ids)
 
-    def get_body(self, world: str, body) -> dict:
+    def get_body(self, world: str, body: BodyLike) -> dict[str, Any]:
         """{"id": Id, "def": {...with the current position, velocity...}}."""
         return plain(self._world(self._bodies.GetBody, service_pb2.GetBodyRequest, world,
                                  body=make(_BodyRef, body, "body")).body)
 
-    def list_bodies(self, world: str) -> list[dict]:
+    def list_bodies(self, world: str) -> list[dict[str, Any]]:
+        """Every body of a world, as get_body."""
         return [plain(b) for b in self._world(self._bodies.ListBodies, service_pb2.ListBodiesRequest, world).bodies]
 
-    def update_body(self, world: str, body, definition=None, **fields) -> dict:
+    def update_body(self, world: str, body: BodyLike, definition: Fields = None, **fields: Any) -> dict[str, Any]:
         """Changes a body's state, mass, shape or motion (its kind stays).
 
         With keywords only (update_body(w, "bob", mass=2)) only the fields given
@@ -375,7 +430,7 @@ class Client:
         return plain(self._world(self._bodies.UpdateBody, service_pb2.UpdateBodyRequest, world, body=ref,
                                  **{"def": _body_def(definition, **fields)}, **extra).body)
 
-    def remove_body(self, world: str, body) -> dict:
+    def remove_body(self, world: str, body: BodyLike) -> dict[str, list[Id]]:
         """Removes a body with its constraints and forces: {"removed_constraints": [Id], "removed_forces": [Id]}."""
         response = self._world(self._bodies.RemoveBody, service_pb2.RemoveBodyRequest, world,
                                body=make(_BodyRef, body, "body"))
@@ -384,7 +439,8 @@ class Client:
 
     # --- constraints ---
 
-    def add_constraint(self, world: str, kind=None, *, name: str | None = None, softness=None, **fields) -> Id:
+    def add_constraint(self, world: str, kind: Union[str, Fields] = None, *, name: Optional[str] = None,
+                       softness: Softness = None, **fields: Any) -> Id:
         """Adds a constraint: add_constraint(w, "distance", a="pivot", b="bob", length=1.0), or
         add_constraint(w, {"pin": {"b": "bob", "anchor_a": (0, 1)}, "name": "hinge"}).
 
@@ -396,22 +452,24 @@ class Client:
                                constraint=_constraint_def(kind, name, softness, **fields))
         return Id(response.id.index, response.id.generation)
 
-    def add_constraints(self, world: str, definitions: Iterable) -> list[Id]:
+    def add_constraints(self, world: str, definitions: Iterable[Fields]) -> list[Id]:
         """Adds several ConstraintDef dicts atomically."""
         constraints = [make(constraint_pb2.ConstraintDef, d, f"constraints[{i}]") for i, d in enumerate(definitions)]
         return convert.ids(self._world(self._constraints.AddConstraints, service_pb2.AddConstraintsRequest, world,
                                        constraints=constraints).ids)
 
-    def get_constraint(self, world: str, id) -> dict:
+    def get_constraint(self, world: str, id: IdLike) -> dict[str, Any]:
         """{"id", "def", "lambda", "error", "error_rate", "force_on_a", ...} after the last step."""
         return plain(self._world(self._constraints.GetConstraint, service_pb2.GetConstraintRequest, world,
                                  id=convert.id_message(id)).constraint)
 
-    def list_constraints(self, world: str) -> list[dict]:
+    def list_constraints(self, world: str) -> list[dict[str, Any]]:
+        """Every constraint of a world, as get_constraint."""
         return [plain(c) for c in self._world(self._constraints.ListConstraints, service_pb2.ListConstraintsRequest,
                                               world).constraints]
 
-    def update_constraint(self, world: str, id, definition=None, *, name=None, softness=None, **fields) -> dict:
+    def update_constraint(self, world: str, id: IdLike, definition: Union[str, Fields] = None, *,
+                          name: Optional[str] = None, softness: Softness = None, **fields: Any) -> dict[str, Any]:
         """Changes parameters (length, speed, ratio, anchors, softness); type and bodies stay.
 
         With keywords (update_constraint(w, rod, "distance", length=1.5,
@@ -442,18 +500,19 @@ class Client:
         return plain(self._world(self._constraints.UpdateConstraint, service_pb2.UpdateConstraintRequest, world,
                                  id=cid, constraint=new, **extra).constraint)
 
-    def remove_constraint(self, world: str, id) -> None:
+    def remove_constraint(self, world: str, id: IdLike) -> None:
+        """Removes a constraint (its bodies stay)."""
         self._world(self._constraints.RemoveConstraint, service_pb2.RemoveConstraintRequest, world,
                     id=convert.id_message(id))
 
     # --- forces ---
 
-    def add_spring(self, world: str, a=None, b=None, **fields) -> Id:
+    def add_spring(self, world: str, a: BodyLike = None, b: BodyLike = None, **fields: Any) -> Id:
         """A spring-damper from body a to body b, or to the world point anchor_b if b is None:
         stiffness (N/m), damping (N·s/m), rest_length (m; unset: the current distance), anchor_a, anchor_b."""
         return self._add_force(world, _force_def("spring", dict(fields, a=a, b=b)))
 
-    def add_force(self, world: str, body, force=(0, 0, 0), **fields) -> Id:
+    def add_force(self, world: str, body: BodyLike, force: Vector = (0, 0, 0), **fields: Any) -> Id:
         """A force (N, world frame) on a body: point (body frame), torque, ticks (0: until removed)."""
         return self._add_force(world, _force_def("applied", dict(fields, body=body, force=force)))
 
@@ -461,7 +520,7 @@ class Client:
         response = self._world(self._forces.AddForce, service_pb2.AddForceRequest, world, force=definition)
         return Id(response.id.index, response.id.generation)
 
-    def update_force(self, world: str, id, definition=None, **fields) -> dict:
+    def update_force(self, world: str, id: IdLike, definition: Fields = None, **fields: Any) -> dict[str, Any]:
         """Changes a spring (stiffness, damping, rest_length, anchors; its bodies stay).
 
         With keywords (update_force(w, spring, stiffness=50)) only the fields
@@ -477,13 +536,15 @@ class Client:
         return plain(self._world(self._forces.UpdateForce, service_pb2.UpdateForceRequest, world, id=fid,
                                  force=new, **extra).force)
 
-    def remove_force(self, world: str, id) -> None:
+    def remove_force(self, world: str, id: IdLike) -> None:
+        """Removes a force or spring."""
         self._world(self._forces.RemoveForce, service_pb2.RemoveForceRequest, world, id=convert.id_message(id))
 
-    def list_forces(self, world: str) -> list[dict]:
+    def list_forces(self, world: str) -> list[dict[str, Any]]:
+        """Every force and spring of a world: {"id": Id, "def": {"spring": {...}} or {"applied": {...}}}."""
         return [plain(f) for f in self._world(self._forces.ListForces, service_pb2.ListForcesRequest, world).forces]
 
-    def apply_impulse(self, world: str, body, impulse=(0, 0, 0), **fields) -> None:
+    def apply_impulse(self, world: str, body: BodyLike, impulse: Vector = (0, 0, 0), **fields: Any) -> None:
         """Changes a body's momentum before the next tick: impulse (N·s), point, angular_impulse."""
         self._world(self._forces.ApplyImpulse, service_pb2.ApplyImpulseRequest, world,
                     impulse=make(force_pb2.Impulse, dict(fields, body=body, impulse=impulse), "impulse"))

@@ -18,12 +18,14 @@ Messages themselves are accepted wherever a dict is.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence, Tuple, Type, TypeVar, Union
 
-from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from .v1 import types_pb2
+
+M = TypeVar("M", bound=Message)
 
 
 class Id(NamedTuple):
@@ -36,11 +38,22 @@ class Id(NamedTuple):
         return f"{self.index}:{self.generation}"
 
 
+# What the wrapper takes where the proto has an Id, a BodyRef or a Vec3.
+IdLike = Union[Id, Tuple[int, int], Sequence[int], types_pb2.Id]
+"""An object's id: `linkage.Id`, any (index, generation) pair, or a linkage.v1.Id."""
+BodyLike = Union[str, Id, Tuple[int, int], types_pb2.BodyRef, Mapping[str, Any], None]
+"""A body: its name, its Id, a linkage.v1.BodyRef, or None for the world."""
+Vector = Union[Sequence[float], Mapping[str, float], types_pb2.Vec3]
+"""A vector: (x, y) or (x, y, z), {"x": .., "y": ..}, or a linkage.v1.Vec3."""
+Fields = Union[Mapping[str, Any], Message, None]
+"""A message given as a dict in the proto's form (snake_case keys), or the message itself."""
+
+
 def _upper_snake(camel: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", camel).upper()
 
 
-def enum_value(enum_type, value, path: str) -> int:
+def enum_value(enum_type: EnumDescriptor, value: Union[str, int], path: str) -> int:
     """The number of an enum value given by short name, full name or number."""
     if isinstance(value, bool):
         raise ValueError(f"{path}: expected one of {enum_names(enum_type)}, got {value!r}")
@@ -57,12 +70,14 @@ def enum_value(enum_type, value, path: str) -> int:
     raise ValueError(f"{path}: expected one of {enum_names(enum_type)}, got {value!r}")
 
 
-def enum_names(enum_type) -> list[str]:
+def enum_names(enum_type: EnumDescriptor) -> list[str]:
+    """An enum's values by their short lower-case names ("rigid", "rk4", ...)."""
     prefix = _upper_snake(enum_type.name) + "_"
     return [v.name[len(prefix):].lower() if v.name.startswith(prefix) else v.name for v in enum_type.values]
 
 
-def enum_name(enum_type, number: int) -> str:
+def enum_name(enum_type: EnumDescriptor, number: int) -> str:
+    """One value's short lower-case name (its number as text if the enum has no such value)."""
     prefix = _upper_snake(enum_type.name) + "_"
     value = enum_type.values_by_number.get(number)
     if value is None:
@@ -70,7 +85,7 @@ def enum_name(enum_type, number: int) -> str:
     return value.name[len(prefix):].lower() if value.name.startswith(prefix) else value.name
 
 
-def fill(message: Message, value: Any, path: str = "") -> Message:
+def fill(message: M, value: Any, path: str = "") -> M:
     """Sets `message` from a dict (or message) in the form described above."""
     name = message.DESCRIPTOR.full_name
     if isinstance(value, Message):
@@ -122,7 +137,7 @@ def fill(message: Message, value: Any, path: str = "") -> Message:
     return message
 
 
-def _scalar(field: FieldDescriptor, value: Any, path: str):
+def _scalar(field: FieldDescriptor, value: Any, path: str) -> Any:
     if field.enum_type is not None:
         return enum_value(field.enum_type, value, path)
     if field.type in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT) and isinstance(value, int) \
@@ -131,7 +146,7 @@ def _scalar(field: FieldDescriptor, value: Any, path: str):
     return value
 
 
-def make(message_type, value: Any = None, path: str = "", /, **fields) -> Message:
+def make(message_type: Type[M], value: Any = None, path: str = "", /, **fields: Any) -> M:
     """A new `message_type` from a dict or message and/or keyword arguments."""
     message = message_type()
     if value is not None:
@@ -164,13 +179,15 @@ def plain(message: Message) -> Any:
     return out
 
 
-def _plain_scalar(field: FieldDescriptor, value):
+def _plain_scalar(field: FieldDescriptor, value: Any) -> Any:
     return enum_name(field.enum_type, value) if field.enum_type is not None else value
 
 
-def ids(messages) -> list[Id]:
+def ids(messages: Iterable[types_pb2.Id]) -> list[Id]:
+    """linkage.v1.Id messages as `Id`s."""
     return [Id(m.index, m.generation) for m in messages]
 
 
-def id_message(value, path: str = "id") -> types_pb2.Id:
+def id_message(value: IdLike, path: str = "id") -> types_pb2.Id:
+    """An id as a linkage.v1.Id message; ValueError/TypeError naming `path` if it is not one."""
     return make(types_pb2.Id, tuple(value) if isinstance(value, list) else value, path)

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, Tuple
 
 import grpc
 
+from .arrays import SnapshotArrays, snapshot_arrays
 from .convert import Id, ids, plain
 from .v1 import snapshot_pb2
 
@@ -17,8 +18,8 @@ class ConstraintRows(NamedTuple):
     """One constraint's rows in a snapshot: λ and the error C per row."""
 
     id: Id
-    lambdas: tuple
-    errors: tuple
+    lambdas: Tuple[float, ...]
+    errors: Tuple[float, ...]
 
 
 class Changes:
@@ -37,7 +38,7 @@ class Changes:
                  "updated_constraints", "removed_constraints", "added_springs", "updated_springs",
                  "removed_springs", "settings")
 
-    def __init__(self, message: snapshot_pb2.TopologyChanges | None = None):
+    def __init__(self, message: Optional[snapshot_pb2.TopologyChanges] = None):
         message = message if message is not None else snapshot_pb2.TopologyChanges()
         self.full = message.full
         self.added_bodies = [plain(b) for b in message.added_bodies]
@@ -70,13 +71,16 @@ class Snapshot:
     `diagnostics` (if asked for) a dict such as {"max_error": .., "kinetic_energy":
     .., "gravitational_energy": .., "spring_energy": .., ...}, else None.
     `changes` are the topology changes since this stream's previous frame.
+    `arrays()` gives the same state as numpy arrays; `message` is the
+    linkage.v1.Snapshot it was made from.
     """
 
     __slots__ = ("world", "tick", "time", "topology_version", "dimension", "paused", "ids", "positions",
-                 "velocities", "angles", "angular_velocities", "constraints", "diagnostics", "changes")
+                 "velocities", "angles", "angular_velocities", "constraints", "diagnostics", "changes", "message")
 
     def __init__(self, message: snapshot_pb2.Snapshot):
         m = message
+        self.message = message
         d = max(m.dimension, 1)
         self.world = m.world
         self.tick = m.tick
@@ -84,30 +88,35 @@ class Snapshot:
         self.topology_version = m.topology_version
         self.dimension = m.dimension
         self.paused = m.paused
-        self.ids = [Id(i, g) for i, g in zip(m.body_index, m.body_generation)]
-        self.positions = [tuple(m.position[k:k + d]) for k in range(0, len(m.position), d)]
-        self.velocities = [tuple(m.velocity[k:k + d]) for k in range(0, len(m.velocity), d)]
-        self.angles = list(m.angle)
-        self.angular_velocities = list(m.angular_velocity)
-        self.constraints = []
+        self.ids: list[Id] = [Id(i, g) for i, g in zip(m.body_index, m.body_generation)]
+        self.positions: list[Tuple[float, ...]] = [tuple(m.position[k:k + d]) for k in range(0, len(m.position), d)]
+        self.velocities: list[Tuple[float, ...]] = [tuple(m.velocity[k:k + d])
+                                                    for k in range(0, len(m.velocity), d)]
+        self.angles: list[float] = list(m.angle)
+        self.angular_velocities: list[float] = list(m.angular_velocity)
+        self.constraints: list[ConstraintRows] = []
         row = 0
         lambdas = getattr(m, "lambda")  # a Python keyword
         for i, g, n in zip(m.constraint_index, m.constraint_generation, m.constraint_rows):
             self.constraints.append(ConstraintRows(Id(i, g), tuple(lambdas[row:row + n]),
                                                    tuple(m.error[row:row + n])))
             row += n
-        self.diagnostics = plain(m.diagnostics) if m.HasField("diagnostics") else None
+        self.diagnostics: Optional[dict[str, Any]] = plain(m.diagnostics) if m.HasField("diagnostics") else None
         self.changes = Changes(m.changes if m.HasField("changes") else None)
 
     @property
-    def energy(self) -> float | None:
+    def energy(self) -> Optional[float]:
         """Kinetic + gravitational + spring energy (J), when diagnostics were asked for."""
         d = self.diagnostics
         return None if d is None else d["kinetic_energy"] + d["gravitational_energy"] + d["spring_energy"]
 
-    def position(self, body: Id) -> tuple:
-        """The position of one body (by Id)."""
+    def position(self, body: Id) -> Tuple[float, ...]:
+        """The position of one body (by Id); ValueError if the frame has no such body."""
         return self.positions[self.ids.index(body)]
+
+    def arrays(self) -> SnapshotArrays:
+        """The frame's state as numpy arrays (ImportError naming the extra without numpy)."""
+        return snapshot_arrays(self.message)
 
     def __repr__(self) -> str:
         return (f"Snapshot(world={self.world!r}, tick={self.tick}, time={self.time:.4f}, bodies={len(self.ids)}, "
@@ -122,7 +131,8 @@ class Stream:
     and stops quietly once closed.
     """
 
-    def __init__(self, call, to_error: Callable[[grpc.RpcError], Exception]):
+    def __init__(self, call: Any, to_error: Callable[[grpc.RpcError], Exception]):
+        """`call`: the StreamState call (an iterator of linkage.v1.Snapshot that can be cancelled)."""
         self._call = call
         self._to_error = to_error
         self._closed = False
@@ -152,12 +162,13 @@ class Stream:
 
     @property
     def closed(self) -> bool:
+        """True once the stream ended or was closed."""
         return self._closed
 
     def __enter__(self) -> "Stream":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self) -> None:
@@ -186,22 +197,22 @@ class World:
     """
 
     def __init__(self) -> None:
-        self.name: str | None = None
+        self.name: Optional[str] = None
         self.tick = 0
         self.time = 0.0
         self.dimension = 0
         self.paused = False
         self.topology_version = 0
-        self.bodies: dict[Id, dict] = {}
-        self.constraints: dict[Id, dict] = {}
-        self.springs: dict[Id, dict] = {}
-        self.positions: dict[Id, tuple] = {}
-        self.velocities: dict[Id, tuple] = {}
+        self.bodies: dict[Id, dict[str, Any]] = {}
+        self.constraints: dict[Id, dict[str, Any]] = {}
+        self.springs: dict[Id, dict[str, Any]] = {}
+        self.positions: dict[Id, Tuple[float, ...]] = {}
+        self.velocities: dict[Id, Tuple[float, ...]] = {}
         self.angles: dict[Id, float] = {}
         self.angular_velocities: dict[Id, float] = {}
         self.constraint_rows: dict[Id, ConstraintRows] = {}
-        self.diagnostics: dict | None = None
-        self.settings: dict | None = None
+        self.diagnostics: Optional[dict[str, Any]] = None
+        self.settings: Optional[dict[str, Any]] = None
 
     @property
     def names(self) -> dict[str, Id]:
@@ -247,7 +258,7 @@ class World:
             self.settings = c.settings
         return self
 
-    def follow(self, snapshots) -> Iterator[Snapshot]:
+    def follow(self, snapshots: Iterable[Snapshot]) -> Iterator[Snapshot]:
         """Applies each snapshot of an iterable (a Stream) as it passes, and yields it."""
         for snapshot in snapshots:
             self.apply(snapshot)

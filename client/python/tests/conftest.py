@@ -1,7 +1,8 @@
 """Fixtures: a real linkaged on a free loopback port, and a client of it.
 
-CTest sets LINKAGED (the server binary) and PYTHONPATH (the build's
-client/python, where the stubs and the wrapper are); run by hand:
+CTest's python_client (tests/client/python_wheel.sh) runs them with the
+wheel installed in a fresh venv and LINKAGED naming the server binary. By
+hand, on the package the build stages in build/client/python:
 
     LINKAGED=build/server/linkaged PYTHONPATH=build/client/python /usr/bin/python3 -m pytest -q client/python/tests
 """
@@ -58,6 +59,10 @@ class Server:
                 self.process.kill()
                 self.process.wait()
         return self.process.returncode
+
+
+def pytest_report_header():
+    return f"linkage {linkage.__version__} from {os.path.dirname(linkage.__file__)}"
 
 
 @pytest.fixture(scope="session")
