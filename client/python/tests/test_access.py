@@ -1,7 +1,8 @@
-"""The token and TLS options of linkage.Client, against an in-process gRPC
-server that records what reaches it (linkaged's own checks of tokens and
-certificates are tested with the server; here, what the client sends)."""
+"""The token and TLS options of linkage.Client: against an in-process gRPC
+server that records what reaches it (what the client sends), and against
+linkaged with --tokens and TLS (that the server takes it)."""
 
+import os
 import subprocess
 import threading
 from concurrent import futures
@@ -10,6 +11,7 @@ import grpc
 import pytest
 
 import linkage
+from conftest import Server
 from linkage.v1 import service_pb2, service_pb2_grpc, snapshot_pb2, world_pb2
 
 
@@ -143,3 +145,30 @@ def test_what_the_tls_server_refuses(recorder, pki, tls_server, case):
             client.get_world("w")
     assert error.value.code == "UNAVAILABLE"
     assert recorder.calls == []
+
+
+def test_linkaged_with_tokens_and_mutual_tls(pki, tmp_path):
+    made = subprocess.run([os.environ["LINKAGED"], "token", "new", "py", "--role", "admin"], capture_output=True,
+                          text=True, check=True, timeout=30).stdout.splitlines()
+    token, line = made[0], made[1]
+    (tmp_path / "tokens").write_text(line + "\n")
+    server = Server(tmp_path / "linkaged.log", "--tokens", str(tmp_path / "tokens"),
+                    "--tls-cert", str(pki / "server.pem"), "--tls-key", str(pki / "server.key"),
+                    "--tls-client-ca", str(pki / "ca.pem"))
+    tls = {"root_certificates": pki / "ca.pem", "certificate_chain": pki / "client.pem",
+           "private_key": pki / "client.key"}
+    try:
+        with linkage.Client(server.target, timeout=5, token=token, **tls) as client:
+            client.wait_ready(5)
+            client.create_world("secure", paused=True)
+            client.create_body("secure", name="bob", position=(1, 0), mass=1)
+            with client.stream("secure") as stream:
+                assert next(stream).positions == [(1.0, 0.0)]
+            client.delete_world("secure")
+        for wrong in (None, token[:-1] + ("0" if token[-1] != "0" else "1")):
+            with linkage.Client(server.target, timeout=5, token=wrong, **tls) as client:
+                with pytest.raises(linkage.LinkageError) as error:
+                    client.list_worlds()
+                assert error.value.code == "UNAUTHENTICATED", error.value
+    finally:
+        assert server.stop() == 0
