@@ -14,7 +14,7 @@ void halt_to_proto(const Halt& halt, v1::Halt* out) {
   out->set_message(halt.message);
 }
 
-void describe(const std::string& name, const WorldHost::State& s, int subscribers, v1::World* out) {
+void describe(const std::string& name, const WorldHost::State& s, int subscribers, v1::World* out, bool hash) {
   out->set_name(name);
   const World& world = s.world.core();
   settings_to_proto(world.settings(), out->mutable_settings());
@@ -36,7 +36,11 @@ void describe(const std::string& name, const WorldHost::State& s, int subscriber
   out->set_watchdog_halts(s.watchdog_halts);
   out->set_divergences(s.divergences);
   out->set_step_seconds(world.diagnostics().step_seconds);
-  out->set_state_hash(world.state_hash());
+  if (hash) {
+    out->set_state_hash(world.state_hash());
+  } else {
+    out->clear_state_hash();
+  }
 }
 
 }  // namespace linkage::server

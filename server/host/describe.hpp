@@ -11,8 +11,10 @@
 namespace linkage::server {
 
 // Everything but `subscribers` and `busy_seconds`, which the host knows
-// (WorldHost::summary); `subscribers` is given for answers built on the tick thread.
-void describe(const std::string& name, const WorldHost::State& s, int subscribers, v1::World* out);
+// (WorldHost::summary); `subscribers` is given for answers built on the tick
+// thread. `state_hash` only with `hash`: it reads the whole state, as much
+// work as a good part of a step.
+void describe(const std::string& name, const WorldHost::State& s, int subscribers, v1::World* out, bool hash = true);
 
 void halt_to_proto(const Halt& halt, v1::Halt* out);
 

@@ -118,9 +118,9 @@ Status WorldHost::start_step(State& s, StepJob job) {
   return ok_status();
 }
 
-void WorldHost::publish_summary(const State& s) {
+void WorldHost::publish_summary(const State& s, bool hash) {
   v1::World summary;
-  describe(name_, s, 0, &summary);
+  describe(name_, s, 0, &summary, hash && s.paused);
   std::lock_guard lock(mutex_);
   summary_.Swap(&summary);
 }
@@ -388,7 +388,7 @@ void WorldHost::run() {
       was_running = false;
       if (run_job(state_)) {
         owed_ = publish(state_);
-        publish_summary(state_);
+        publish_summary(state_, false);  // the job's answer has it
         continue;
       }
       // Edits to a paused world are seen at once, by whoever is ready; the

@@ -118,8 +118,9 @@ class WorldHost {
 
   // Tick thread only: publishes the world's summary (after a command that
   // answers its caller, before it answers, so that the caller's next
-  // GetWorld sees what it did).
-  void publish_summary(const State& s);
+  // GetWorld sees what it did). With its state hash if the world is paused
+  // and `hash`: a running world's summary, published every tick, goes without.
+  void publish_summary(const State& s, bool hash = true);
   // Any thread, without waiting for the world: its last published summary,
   // with the subscribers now and how long its current step has run.
   v1::World summary() const;

@@ -4,10 +4,12 @@
 // an uninterrupted run of every acknowledged command at its tick, taken on
 // the same server in a paused world stepped by hand. Then the same with the
 // journal's last record torn and with the newest checkpoint corrupted; and
+// SIGTERM's checkpoint, a world beyond repair beside one that restores,
 // fork (now, and at a recorded tick), replay to a tick, and deletion.
 // ~16 s together.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -192,15 +194,58 @@ std::string hex(std::uint64_t x) {
   return text;
 }
 
+TEST(Durability, SigtermCheckpointsAndAWorldBeyondRepairLeavesTheOthers) {
+  DataDir data;
+  v1::World kept;
+  {
+    Server first(data);
+    Client c(first.target);
+    for (const char* name : {"kept", "broken"}) {
+      create_hanging_chain(c, name, 5, 60);
+      c.step(name, 20);
+    }
+    kept = c.get_world("kept");
+    ASSERT_EQ(::kill(first.child.pid(), SIGTERM), 0);
+    const std::optional<int> status = first.child.wait(10s);
+    ASSERT_TRUE(status.has_value());
+    EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
+  }
+  // A checkpoint at the stop: the world's state at its last tick, in full.
+  EXPECT_NE(replay_output(data.world("kept"), kept.tick()).find("state hash " + hex(kept.state_hash())),
+            std::string::npos);
+  // Every checkpoint of one world corrupt: it cannot come back; the other does.
+  for (const auto& e : fs::directory_iterator(data.world("broken")))
+    if (e.path().filename().string().rfind("checkpoint-", 0) == 0) fs::resize_file(e.path(), 20);
+  Server second(data);
+  Client c(second.target);
+  const v1::World back = c.get_world("kept");
+  EXPECT_EQ(back.tick(), kept.tick());
+  EXPECT_EQ(back.state_hash(), kept.state_hash());
+  EXPECT_TRUE(back.paused());
+  v1::GetWorldRequest get;
+  get.set_world("broken");
+  v1::GetWorldResponse gone;
+  EXPECT_EQ(c.worlds->GetWorld(context().get(), get, &gone).error_code(), grpc::StatusCode::NOT_FOUND);
+  bool set_aside = false;
+  for (const auto& e : fs::directory_iterator(data.path + "/worlds"))
+    set_aside |= e.path().filename().string().rfind("%damaged-broken-", 0) == 0;
+  EXPECT_TRUE(set_aside) << "the broken world's files were not kept aside";
+}
+
 TEST(Durability, ForkReplayAndDelete) {
   DataDir data;
   Server server(data);
   Client c(server.target);
   std::mt19937 rng(7);
   run_world(c, "source", rng);
-  // A tick and its hash, from the summary the world publishes after each tick.
-  const v1::World seen = c.get_world("source");
-  std::this_thread::sleep_for(100ms);
+  v1::PauseRequest pause;
+  pause.set_world("source");
+  v1::PauseResponse paused;
+  ASSERT_TRUE(c.worlds->Pause(context().get(), pause, &paused).ok());
+  // A tick and its hash, then more ticks: the copy comes from the files.
+  const v1::World seen = c.step("source", 10);
+  const v1::World last = c.step("source", 20);
+  ASSERT_NE(seen.state_hash(), 0u);
 
   v1::ForkWorldRequest fork;
   fork.set_world("source");
@@ -216,20 +261,16 @@ TEST(Durability, ForkReplayAndDelete) {
             std::string::npos);
 
   // Now: the paused source and its copy are the same, bit for bit.
-  v1::PauseRequest pause;
-  pause.set_world("source");
-  v1::PauseResponse paused;
-  ASSERT_TRUE(c.worlds->Pause(context().get(), pause, &paused).ok());
   fork.clear_tick();
   fork.set_name("now");
   v1::ForkWorldResponse now;
   ASSERT_TRUE(c.worlds->ForkWorld(context().get(), fork, &now).ok());
-  EXPECT_EQ(now.world().tick(), paused.world().tick());
-  EXPECT_EQ(now.world().state_hash(), paused.world().state_hash());
+  EXPECT_EQ(now.world().tick(), last.tick());
+  EXPECT_EQ(now.world().state_hash(), last.state_hash());
 
   // A tick the files do not reach, and a name in use.
   fork.set_name("future");
-  fork.set_tick(paused.world().tick() + 1000);
+  fork.set_tick(last.tick() + 1000);
   s = c.worlds->ForkWorld(context().get(), fork, &now);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << status_text(s);
   fork.clear_tick();
