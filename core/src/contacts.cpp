@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "collision/broad_phase.hpp"
+#include "collision/plane.hpp"
 
 namespace linkage {
 namespace {
@@ -62,12 +63,13 @@ void ContactSolver::set_position_manifold(Point& p, const collision::Pose& pa, c
 ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h) : m_(m) {
   const WorldSettings& s = m.settings;
   const double margin = s.contact_margin;
-  std::vector<int> shaped;
+  std::vector<int> shaped, planes;
   std::vector<collision::Hull> hulls;
   std::vector<collision::Aabb> boxes;
   std::vector<collision::Pose> poses;
   for (int i = 0; i < static_cast<int>(m.bodies.size()); ++i) {
     const BodyRecord& b = m.bodies[static_cast<std::size_t>(i)];
+    if (std::holds_alternative<Plane>(b.shape)) planes.push_back(i);
     collision::Hull hull = collision::hull_of(b.shape);
     if (hull.vertices.empty()) continue;
     poses.push_back(pose_of(b, d.q));
@@ -76,19 +78,16 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
     shaped.push_back(i);
   }
   const std::set<std::pair<int, int>> pairs_joined = joined(m);
-  const std::vector<std::pair<int, int>> pairs = collision::overlapping_pairs(boxes);
-  points_.clear();
-  points_.reserve(2 * pairs.size());
-  for (const auto& [i, j] : pairs) {
-    const int a = shaped[static_cast<std::size_t>(i)], b = shaped[static_cast<std::size_t>(j)];
+  const auto may_collide = [&](int a, int b) {
     const BodyRecord& ra = m.bodies[static_cast<std::size_t>(a)];
     const BodyRecord& rb = m.bodies[static_cast<std::size_t>(b)];
-    if (ra.motion != Motion::dynamic && rb.motion != Motion::dynamic) continue;
-    if (!may_touch(ra.filter, rb.filter) || pairs_joined.count({a, b})) continue;
-    const collision::Pose& pa = poses[static_cast<std::size_t>(i)];
-    const collision::Pose& pb = poses[static_cast<std::size_t>(j)];
-    const collision::Manifold manifold =
-        collision::collide(hulls[static_cast<std::size_t>(i)], pa, hulls[static_cast<std::size_t>(j)], pb, margin);
+    if (ra.motion != Motion::dynamic && rb.motion != Motion::dynamic) return false;
+    return may_touch(ra.filter, rb.filter) && !pairs_joined.count({std::min(a, b), std::max(a, b)});
+  };
+  const auto add = [&](int a, int b, const collision::Pose& pa, const collision::Pose& pb, double radius_a,
+                       double radius_b, const collision::Manifold& manifold) {
+    const BodyRecord& ra = m.bodies[static_cast<std::size_t>(a)];
+    const BodyRecord& rb = m.bodies[static_cast<std::size_t>(b)];
     const std::size_t first = points_.size();
     for (int k = 0; k < manifold.count; ++k) {
       const collision::ContactPoint& cp = manifold.points[static_cast<std::size_t>(k)];
@@ -105,7 +104,7 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
       p.separation = cp.separation;
       p.ra = cp.point - pa.p;
       p.rb = cp.point - pb.p;
-      set_position_manifold(p, pa, pb, hulls[static_cast<std::size_t>(i)].radius, hulls[static_cast<std::size_t>(j)].radius);
+      set_position_manifold(p, pa, pb, radius_a, radius_b);
       const Vec2 t = perp(p.normal);
       const double rna = cross(p.ra, p.normal), rnb = cross(p.rb, p.normal);
       const double rta = cross(p.ra, t), rtb = cross(p.rb, t);
@@ -122,6 +121,31 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
     }
     if (manifold.count > 0) points_[first].count = manifold.count;
     if (manifold.count == 2) prepare_block(points_[first], points_[first + 1]);
+  };
+  const std::vector<std::pair<int, int>> pairs = collision::overlapping_pairs(boxes);
+  points_.clear();
+  points_.reserve(2 * pairs.size());
+  for (const auto& [i, j] : pairs) {
+    const int a = shaped[static_cast<std::size_t>(i)], b = shaped[static_cast<std::size_t>(j)];
+    if (!may_collide(a, b)) continue;
+    const collision::Pose& pa = poses[static_cast<std::size_t>(i)];
+    const collision::Pose& pb = poses[static_cast<std::size_t>(j)];
+    const collision::Hull& ha = hulls[static_cast<std::size_t>(i)];
+    const collision::Hull& hb = hulls[static_cast<std::size_t>(j)];
+    add(a, b, pa, pb, ha.radius, hb.radius, collision::collide(ha, pa, hb, pb, margin));
+  }
+  // Planes are endless, so outside the broad phase: each meets every hull
+  // (a world holds a few), and is always the pair's first body.
+  for (const int a : planes) {
+    const BodyRecord& ra = m.bodies[static_cast<std::size_t>(a)];
+    const collision::Pose pa = pose_of(ra, d.q);
+    const Vec3& local = std::get<Plane>(ra.shape).normal;
+    const Vec2 normal = pa.rotate(Vec2(local.x(), local.y()));
+    for (std::size_t j = 0; j < shaped.size(); ++j) {
+      const int b = shaped[j];
+      if (!may_collide(a, b)) continue;
+      add(a, b, pa, poses[j], 0.0, hulls[j].radius, collision::collide_plane(pa.p, normal, hulls[j], poses[j], margin));
+    }
   }
   // Warm start: the same bodies and features as a point of the last step.
   for (Point& p : points_) {

@@ -60,12 +60,60 @@ Result<MassProperties> polygon_properties(Polygon poly, double density) {
   return mp;
 }
 
-// Mass and inertia of a shape at this density (0, 0 for no shape).
-Result<MassProperties> shape_properties(const Shape& shape, double density) {
+// A capsule as its rectangle and its two half-disks. Each half-disk's
+// centroid lies 4r/(3π) beyond its cap's centre, at c = half_length + 4r/(3π)
+// from the body's centre; moving its inertia from its own centroid there
+// (parallel axes, via the cap's centre, about which it is ½ m r² for the
+// pair) gives m (½ r² + l² + 2 l · 4r/(3π)) for both.
+MassProperties capsule_properties(const Capsule& c, double density) {
+  const double r = c.radius, l = c.half_length;
+  const double box = density * 4.0 * r * l;
+  const double caps = density * std::numbers::pi * r * r;
+  const double box_inertia = box * (4.0 * l * l + 4.0 * r * r) / 12.0;
+  const double caps_inertia = caps * (0.5 * r * r + l * l + 2.0 * l * 4.0 * r / (3.0 * std::numbers::pi));
+  return {box + caps, box_inertia + caps_inertia, c};
+}
+
+Result<Plane> unit_plane(Plane plane, int dim) {
+  LINKAGE_CHECK(check_vec("shape.plane.normal", plane.normal, dim));
+  const double n = plane.normal.norm();
+  if (!(n > 0.0)) return invalid_argument("shape.plane.normal", "must not be zero");
+  plane.normal /= n;
+  return plane;
+}
+
+// Mass and inertia of a shape at this density (0, 0 for no shape). The new
+// shapes' fields are named with their kind (shape.capsule.radius): a disk's
+// shape.radius alone would not say which radius.
+Result<MassProperties> shape_properties(const Shape& shape, double density, int dim) {
   if (const auto* d = std::get_if<Disk>(&shape)) {
-    if (!(std::isfinite(d->radius) && d->radius > 0.0)) return invalid_argument("shape.radius", "must be > 0, got " + number_text(d->radius));
-    const double m = density * std::numbers::pi * d->radius * d->radius;
-    return MassProperties{m, 0.5 * m * d->radius * d->radius, shape};
+    LINKAGE_CHECK(check_positive("shape.radius", d->radius));
+    const double r = d->radius;
+    if (dim == 3) {
+      const double m = density * 4.0 / 3.0 * std::numbers::pi * r * r * r;
+      return MassProperties{m, 0.4 * m * r * r, shape};
+    }
+    const double m = density * std::numbers::pi * r * r;
+    return MassProperties{m, 0.5 * m * r * r, shape};
+  }
+  if (std::holds_alternative<Capsule>(shape) || std::holds_alternative<Segment>(shape)) {
+    if (dim != 2) return invalid_argument("shape", "capsules and segments are 2D shapes; a 3D world's particles take disks (balls) and planes");
+  }
+  if (const auto* c = std::get_if<Capsule>(&shape)) {
+    LINKAGE_CHECK(check_positive("shape.capsule.radius", c->radius));
+    LINKAGE_CHECK(check_positive("shape.capsule.half_length", c->half_length));
+    return capsule_properties(*c, density);
+  }
+  if (const auto* g = std::get_if<Segment>(&shape)) {
+    LINKAGE_CHECK(check_vec("shape.segment.a", Vec3(g->a.x(), g->a.y(), 0.0), 2));
+    LINKAGE_CHECK(check_vec("shape.segment.b", Vec3(g->b.x(), g->b.y(), 0.0), 2));
+    if (!((g->b - g->a).norm() > 0.0)) return invalid_argument("shape.segment.b", "must differ from shape.segment.a (a segment needs a length)");
+    return MassProperties{0.0, 0.0, shape};
+  }
+  if (const auto* p = std::get_if<Plane>(&shape)) {
+    Result<Plane> unit = unit_plane(*p, dim);
+    if (!unit) return unit.error();
+    return MassProperties{0.0, 0.0, unit.value()};
   }
   if (const auto* b = std::get_if<Box>(&shape)) {
     if (!(std::isfinite(b->half_width) && b->half_width > 0.0))
@@ -106,7 +154,9 @@ Result<MassProperties> body_mass_properties(const BodyDef& def, int dim) {
   if (!(def.material.restitution >= 0.0 && def.material.restitution <= 1.0))
     return invalid_argument("material.restitution", "must be in [0, 1], got " + number_text(def.material.restitution));
 
-  Result<MassProperties> from_shape = shape_properties(def.shape, def.density);
+  if (std::holds_alternative<Plane>(def.shape) && def.motion == Motion::dynamic)
+    return invalid_argument("motion", "a plane is an endless boundary: make its body fixed or kinematic");
+  Result<MassProperties> from_shape = shape_properties(def.shape, def.density, dim);
   if (!from_shape) return from_shape.error();
   MassProperties mp = from_shape.value();
   if (def.mass > 0.0) {

@@ -64,6 +64,9 @@ template <class A> void describe(A&, Of<NoShape> auto&) {}
 template <class A> void describe(A& a, Of<Disk> auto& s) { a(s.radius); }
 template <class A> void describe(A& a, Of<Box> auto& s) { a(s.half_width, s.half_height); }
 template <class A> void describe(A& a, Of<Polygon> auto& s) { a(s.vertices); }
+template <class A> void describe(A& a, Of<Capsule> auto& s) { a(s.radius, s.half_length); }
+template <class A> void describe(A& a, Of<Segment> auto& s) { a(s.a, s.b); }
+template <class A> void describe(A& a, Of<Plane> auto& s) { a(s.normal); }
 template <class A> void describe(A& a, Of<Material> auto& m) { a(m.friction, m.restitution); }
 template <class A> void describe(A& a, Of<Filter> auto& f) { a(f.category, f.mask, f.group); }
 template <class A> void describe(A& a, Of<BodyRecord> auto& r) {

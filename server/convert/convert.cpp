@@ -54,6 +54,15 @@ Shape shape_from_proto(const v1::Shape& shape, Fields& f) {
       }
       return polygon;
     }
+    case v1::Shape::kCapsule:
+      return Capsule{f.num(shape.capsule().radius(), "shape.capsule.radius"),
+                     f.num(shape.capsule().half_length(), "shape.capsule.half_length")};
+    case v1::Shape::kSegment: {
+      const Vec3 a = f.vec(shape.segment().a(), "shape.segment.a");
+      const Vec3 b = f.vec(shape.segment().b(), "shape.segment.b");
+      return Segment{Vec2(a.x(), a.y()), Vec2(b.x(), b.y())};
+    }
+    case v1::Shape::kPlane: return Plane{f.vec(shape.plane().normal(), "shape.plane.normal")};
     case v1::Shape::SHAPE_NOT_SET: break;
   }
   return NoShape{};
@@ -369,6 +378,15 @@ void body_def_to_proto(const BodyInfo& info, std::string_view name, v1::BodyDef*
                      p->set_y(v.y());
                    }
                  },
+                 [&](const Capsule& s) {
+                   out->mutable_shape()->mutable_capsule()->set_radius(s.radius);
+                   out->mutable_shape()->mutable_capsule()->set_half_length(s.half_length);
+                 },
+                 [&](const Segment& s) {
+                   vec_to_proto(Vec3(s.a.x(), s.a.y(), 0.0), out->mutable_shape()->mutable_segment()->mutable_a());
+                   vec_to_proto(Vec3(s.b.x(), s.b.y(), 0.0), out->mutable_shape()->mutable_segment()->mutable_b());
+                 },
+                 [&](const Plane& s) { vec_to_proto(s.normal, out->mutable_shape()->mutable_plane()->mutable_normal()); },
              },
              info.shape);
 }

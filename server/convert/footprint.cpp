@@ -91,6 +91,9 @@ std::uint32_t Footprint::body(const BodyInfo& info, std::size_t name_length, int
   // The core re-centres a polygon on its centroid: any vertex may end up non-zero.
   if (auto* polygon = std::get_if<Polygon>(&w.shape))
     for (Vec2& v : polygon->vertices) v = Vec2(1, 1);
+  // A segment's ends and a plane's normal may have any component non-zero.
+  if (auto* segment = std::get_if<Segment>(&w.shape)) segment->a = segment->b = Vec2(1, 1);
+  if (auto* plane = std::get_if<Plane>(&w.shape)) plane->normal = Vec3(1, 1, 1);
   v1::Body& b = scratch().body;
   b.Clear();
   // Counted under its name in a scene, which a world loaded from it keeps.

@@ -146,7 +146,33 @@ INSTANTIATE_TEST_SUITE_P(
         R"({"motion": "MOTION_FIXED", "kind": "BODY_KIND_RIGID", "position": {"x": 3}})",
         R"({"motion": "MOTION_KINEMATIC", "velocity": {"x": 1, "y": 1}})",
         R"({"kind": "BODY_KIND_RIGID", "shape": {"box": {"half_width": 1, "half_height": 1}},
-            "material": {"friction": 0.2, "restitution": 0.9}, "filter": {"category": 4, "mask": 3, "group": -2}})"));
+            "material": {"friction": 0.2, "restitution": 0.9}, "filter": {"category": 4, "mask": 3, "group": -2}})",
+        R"({"kind": "BODY_KIND_RIGID", "shape": {"capsule": {"radius": 0.2, "half_length": 0.6}}})",
+        R"({"kind": "BODY_KIND_RIGID", "motion": "MOTION_FIXED", "shape": {"segment": {"a": {"x": -1, "y": 0.5},
+            "b": {"x": 2, "y": -0.5}}}})",
+        R"({"kind": "BODY_KIND_RIGID", "motion": "MOTION_KINEMATIC", "angle": 0.2,
+            "shape": {"plane": {"normal": {"x": 0.6, "y": 0.8}}}})"));
+
+TEST(Body, NewShapesErrorsNameTheirProtoFields) {
+  World w = World::create().value();
+  const auto refused = [&](const char* json) {
+    Result<BodyDef> def = body_from_proto(from_json<v1::BodyDef>(json));
+    if (!def) return def.error().message;
+    const Result<BodyId> id = w.add_body(def.value());
+    return id ? std::string("accepted") : body_error(id.error(), "body").message;
+  };
+  EXPECT_EQ(refused(R"({"kind": "BODY_KIND_RIGID", "shape": {"capsule": {"radius": -1, "half_length": 1}}})")
+                .rfind("body.shape.capsule.radius: ", 0),
+            0u);
+  EXPECT_EQ(refused(R"({"kind": "BODY_KIND_RIGID", "motion": "MOTION_FIXED", "shape": {"segment": {}}})")
+                .rfind("body.shape.segment.b: must differ from shape.segment.a", 0),
+            0u);
+  EXPECT_EQ(refused(R"({"kind": "BODY_KIND_RIGID", "motion": "MOTION_FIXED", "shape": {"plane": {}}})")
+                .rfind("body.shape.plane.normal: must not be zero", 0),
+            0u);
+  EXPECT_EQ(refused(R"({"kind": "BODY_KIND_RIGID", "shape": {"plane": {"normal": {"y": 1}}}})").rfind("body.motion: ", 0),
+            0u);
+}
 
 TEST(Body, MaterialAndFilterDefaultsAndChecks) {
   const BodyDef d = body_from_proto(from_json<v1::BodyDef>(R"({"material": {"restitution": 0.5}})")).value();

@@ -42,7 +42,28 @@ struct Box {
 struct Polygon {
   std::vector<Vec2> vertices;  // m, at least 3, convex, non-zero area
 };
-using Shape = std::variant<NoShape, Disk, Box, Polygon>;
+// A stadium: a rectangle 2·half_length long along the body's x axis, capped
+// by half-disks of `radius` at both ends.
+struct Capsule {
+  double radius = 0.25;      // m
+  double half_length = 0.5;  // m, from the centre to each cap's centre
+};
+// A line segment from `a` to `b` in the body's frame, for ground and walls.
+// It has no area, so no mass: a fixed or kinematic body, or a given mass
+// and inertia.
+struct Segment {
+  Vec2 a = Vec2(-1.0, 0.0);  // m
+  Vec2 b = Vec2(1.0, 0.0);   // m
+};
+// The boundary of a half-space through the body's position, solid on the
+// side away from `normal` (in the body's frame, stored unit length): an
+// endless ground or wall. No mass; a fixed or kinematic body only.
+struct Plane {
+  Vec3 normal = Vec3::UnitY();  // z = 0 in a 2D world
+};
+// In a 3D world a particle's disk is a ball of that radius (its mass
+// density × 4/3 π r³); the other shapes are 2D.
+using Shape = std::variant<NoShape, Disk, Box, Polygon, Capsule, Segment, Plane>;
 
 // How a body's surface meets another's in a contact. A pair's friction is
 // √(μ_a μ_b) and its restitution max(e_a, e_b), as Box2D combines them.

@@ -45,7 +45,8 @@ struct ContactInfo {
   Vec3 point = Vec3::Zero();   // m, world frame, midway between the surfaces
   Vec3 normal = Vec3::UnitX(); // unit, from a to b
   double separation = 0.0;     // m, when the step found it (< 0: overlapping)
-  double normal_impulse = 0.0;   // N·s the step applied along the normal (≥ 0: contacts push)
+  // Over the step's last substep (dt / substeps): divided by it, the force.
+  double normal_impulse = 0.0;   // N·s along the normal (≥ 0: contacts push)
   double tangent_impulse = 0.0;  // N·s of friction, along the normal turned +90°
 };
 

@@ -14,6 +14,8 @@ Hull hull_of(const Shape& shape) {
   }
   // A body's polygon is convex, counter-clockwise and centred (mass.cpp).
   if (const auto* p = std::get_if<Polygon>(&shape)) return {p->vertices, 0.0};
+  if (const auto* c = std::get_if<Capsule>(&shape)) return capsule(Vec2(-c->half_length, 0.0), Vec2(c->half_length, 0.0), c->radius);
+  if (const auto* g = std::get_if<Segment>(&shape)) return capsule(g->a, g->b, 0.0);
   return {};
 }
 

@@ -29,7 +29,8 @@ struct Hull {
   double radius = 0.0;
 };
 
-// A disk, a box or a polygon as a hull; no hull (empty) for a shape-less body.
+// A disk, box, polygon, capsule or segment as a hull; no hull (empty) for a
+// shape-less body or a plane, which is endless (see plane.hpp).
 Hull hull_of(const Shape& shape);
 Hull capsule(const Vec2& a, const Vec2& b, double radius);  // radius 0: a segment
 
