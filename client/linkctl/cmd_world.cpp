@@ -140,7 +140,7 @@ void world_commands(CLI::App& app, Context& ctx) {
 
   auto name = std::make_shared<std::string>();
   CLI::App* get = command(*world, "get", "A world's settings and counters", "  linkctl world get\n  linkctl world get lab --json");
-  get->add_option("name", *name, "the world (default: --world)");
+  get->add_option("name", *name, "the world (default: --world)")->type_name("WORLD");
   get->callback([&ctx, name] {
     const v1::World w = must(ctx.client().get_world(name->empty() ? ctx.world : *name));
     if (ctx.json) {
@@ -162,7 +162,7 @@ void world_commands(CLI::App& app, Context& ctx) {
                              "  linkctl world update lab --solver gs --substeps 4\n"
                              "  linkctl --world lab world update --gravity 0,-1.62\n"
                              "  linkctl world update lab --max-error 0.01");
-  update->add_option("name", u->name, "the world (default: --world)");
+  update->add_option("name", u->name, "the world (default: --world)")->type_name("WORLD");
   u->settings.add(update);
   u->limits.add(update);
   update->callback([&ctx, u, update] {
@@ -179,14 +179,16 @@ void world_commands(CLI::App& app, Context& ctx) {
   CLI::App* fork = command(*world, "fork", "Copy a world into a new, paused one: as it is now, or at a recorded tick",
                            "  linkctl world fork default trial\n"
                            "  linkctl world fork default before-crash --tick 5400   (linkaged --data-dir)");
-  fork->add_option("source", f->source, "the world to copy")->required();
+  fork->add_option("source", f->source, "the world to copy")->type_name("WORLD")->required();
   fork->add_option("name", f->name, "the new world's name")->required();
   fork->add_option("--tick", f->tick, "the tick to copy it at (one the server's data directory still holds)");
   fork->callback([&ctx, f] { print_world_line(ctx, "forked", must(ctx.client().fork_world(f->source, f->name, f->tick))); });
 
+  add_world_watch_command(*world, ctx);
+
   auto doomed = std::make_shared<std::string>();
   CLI::App* del = command(*world, "delete", "Delete a world and end its streams", "  linkctl world delete lab");
-  del->add_option("name", *doomed, "the world")->required();
+  del->add_option("name", *doomed, "the world")->type_name("WORLD")->required();
   del->callback([&ctx, doomed] {
     must(ctx.client().delete_world(*doomed));
     if (ctx.json)

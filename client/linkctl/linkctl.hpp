@@ -110,5 +110,7 @@ void add_body_commands(CLI::App& app, Context& ctx);
 void add_constraint_commands(CLI::App& app, Context& ctx);
 void add_force_commands(CLI::App& app, Context& ctx);
 void add_watch_command(CLI::App& app, Context& ctx);
+// `world watch` under the `world` command (cmd_world_watch.cpp).
+void add_world_watch_command(CLI::App& world, Context& ctx);
 
 }  // namespace linkage::linkctl

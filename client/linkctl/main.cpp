@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "completion.hpp"
 #include "linkage/client/proto.hpp"
 #include "linkctl.hpp"
 
@@ -72,7 +73,8 @@ int main(int argc, char** argv) {
       "`linkctl NOUN --help` for more.");
   app.require_subcommand(1);
   app.add_option("--server,-s", ctx.server, "host:port of linkaged (env LINKCTL_SERVER; default 127.0.0.1:50051)");
-  app.add_option("--world,-w", ctx.world, "the world to act on (env LINKCTL_WORLD; default 'default')");
+  app.add_option("--world,-w", ctx.world, "the world to act on (env LINKCTL_WORLD; default 'default')")
+      ->type_name("WORLD");  // completion.hpp: completed with the server's worlds
   app.add_flag("--json", ctx.json, "JSON output (the proto3 JSON mapping), for scripts");
   app.add_option("--timeout", ctx.timeout, "seconds for connecting and for each call (default 10)")
       ->check(CLI::PositiveNumber);
@@ -94,6 +96,7 @@ int main(int argc, char** argv) {
   add_constraint_commands(app, ctx);
   add_force_commands(app, ctx);
   add_watch_command(app, ctx);
+  add_completion_command(app);
 
   try {
     app.parse(argc, argv);
