@@ -41,10 +41,36 @@ void fill_diagnostics(const WorldHost::State& s, v1::Diagnostics* out) {
   }
 }
 
+void fill_contacts(const WorldHost::State& s, v1::Snapshot* out) {
+  const std::vector<ContactInfo> contacts = s.world.core().contacts();
+  const int dim = s.world.core().settings().dimension;
+  const int n = static_cast<int>(contacts.size());
+  for (auto* column : {out->mutable_contact_a_index(), out->mutable_contact_a_generation(),
+                       out->mutable_contact_b_index(), out->mutable_contact_b_generation()})
+    column->Reserve(n);
+  for (auto* column : {out->mutable_contact_point(), out->mutable_contact_normal()}) column->Reserve(n * dim);
+  for (auto* column : {out->mutable_contact_separation(), out->mutable_contact_normal_impulse(),
+                       out->mutable_contact_tangent_impulse()})
+    column->Reserve(n);
+  for (const ContactInfo& c : contacts) {
+    out->add_contact_a_index(c.a.index);
+    out->add_contact_a_generation(c.a.generation);
+    out->add_contact_b_index(c.b.index);
+    out->add_contact_b_generation(c.b.generation);
+    for (int k = 0; k < dim; ++k) {
+      out->add_contact_point(c.point[k]);
+      out->add_contact_normal(c.normal[k]);
+    }
+    out->add_contact_separation(c.separation);
+    out->add_contact_normal_impulse(c.normal_impulse);
+    out->add_contact_tangent_impulse(c.tangent_impulse);
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<v1::Snapshot> build_frame(const WorldHost::State& s, const std::string& world, bool constraints,
-                                          bool diagnostics) {
+                                          bool diagnostics, bool contacts) {
   auto frame = std::make_shared<v1::Snapshot>();
   frame->set_world(world);
   frame->set_tick(s.tick);
@@ -76,8 +102,23 @@ std::shared_ptr<v1::Snapshot> build_frame(const WorldHost::State& s, const std::
     frame->mutable_error()->Add(c.error.begin(), c.error.end());
   }
   if (diagnostics) fill_diagnostics(s, frame->mutable_diagnostics());
+  if (contacts) fill_contacts(s, frame.get());
   if (s.halt.reason != HaltReason::none) halt_to_proto(s.halt, frame->mutable_halt());
   return frame;
+}
+
+void fill_contact_events(const ContactDelta& delta, v1::Snapshot* out) {
+  out->set_contact_events_full(delta.full);
+  out->mutable_contact_events()->Reserve(static_cast<int>(delta.events.size()));
+  for (const ContactEvent& e : delta.events) {
+    v1::ContactEvent* p = out->add_contact_events();
+    p->set_kind(e.begin ? v1::CONTACT_EVENT_KIND_BEGIN : v1::CONTACT_EVENT_KIND_END);
+    p->set_tick(e.tick);
+    p->mutable_a()->set_index(e.pair.a.index);
+    p->mutable_a()->set_generation(e.pair.a.generation);
+    p->mutable_b()->set_index(e.pair.b.index);
+    p->mutable_b()->set_generation(e.pair.b.generation);
+  }
 }
 
 void fill_changes(const WorldHost::State& s, const TopologyDelta& delta, v1::TopologyChanges* out) {

@@ -5,14 +5,19 @@
 #include <memory>
 #include <string>
 
+#include "contact_log.hpp"
 #include "linkage/v1/snapshot.pb.h"
 #include "world_host.hpp"
 
 namespace linkage::server {
 
-// The columns of this tick; constraint rows and diagnostics only if asked.
+// The columns of this tick; constraint rows, diagnostics and contact points
+// only if asked.
 std::shared_ptr<v1::Snapshot> build_frame(const WorldHost::State& s, const std::string& world, bool constraints,
-                                          bool diagnostics);
+                                          bool diagnostics, bool contacts = false);
+
+// The pairs that began and ended touching, as a subscriber is owed them.
+void fill_contact_events(const ContactDelta& delta, v1::Snapshot* out);
 
 // The bodies, constraints and springs a delta names, as they are now (all
 // of them for a full delta): added, updated (new definitions and names) and

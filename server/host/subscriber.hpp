@@ -22,6 +22,10 @@ class Subscriber {
   virtual std::uint64_t known_version() const = 0;
   virtual bool wants_constraints() const = 0;
   virtual bool wants_diagnostics() const = 0;
+  // Contact points and begin/end events (off unless a subscriber asks).
+  virtual bool wants_contacts() const { return false; }
+  // The contact_version of the last frame it was given (0: none yet).
+  virtual std::uint64_t known_contact_version() const { return 0; }
   // Hands a frame over to be written; the subscriber keeps it alive until written.
   virtual void send(std::shared_ptr<const v1::Snapshot> frame) = 0;
   // The world is going away (deleted, or the server stopping).

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <tuple>
 
 #include <spdlog/spdlog.h>
 
@@ -320,6 +322,7 @@ void WorldHost::end_job(State& s, StepEnd end) {
 
 WorldHost::Subscribers WorldHost::publish(State& s, const Subscribers* only) {
   Subscribers subs, skipped;
+  bool contacts = false;
   {
     std::lock_guard lock(mutex_);
     if (only) {
@@ -328,26 +331,46 @@ WorldHost::Subscribers WorldHost::publish(State& s, const Subscribers* only) {
     } else {
       subs = subscribers_;
     }
+    for (const auto& sub : subscribers_) contacts = contacts || sub->wants_contacts();
+  }
+  // Every publish follows whatever changed the contacts (a tick, commands),
+  // so the log sees each change while anyone, ready or not, follows them.
+  if (contacts) {
+    contact_log_.observe(s.tick, s.world.core().contacts());
+  } else {
+    contact_log_.clear();
   }
   if (subs.empty()) return skipped;  // no one asked: no frame is built
   const Clock::time_point now = Clock::now();
-  std::shared_ptr<v1::Snapshot> frames[2][2];  // by (constraints, diagnostics): each built at most once a tick
+  // By (constraints, diagnostics, contacts): each built at most once a tick.
+  std::shared_ptr<v1::Snapshot> frames[2][2][2];
+  // Frames with changes or contact events, shared by the subscribers of a
+  // kind that last saw the same versions (streams in step with each other).
+  std::map<std::tuple<bool, bool, bool, std::uint64_t, std::uint64_t>, std::shared_ptr<v1::Snapshot>> owed;
   for (const auto& sub : subs) {
     if (!sub->ready(now)) {
       skipped.push_back(sub);
       continue;
     }
-    const bool c = sub->wants_constraints(), d = sub->wants_diagnostics();
-    std::shared_ptr<v1::Snapshot>& base = frames[c][d];
-    if (!base) base = build_frame(s, name_, c, d);
+    const bool c = sub->wants_constraints(), d = sub->wants_diagnostics(), k = sub->wants_contacts();
+    std::shared_ptr<v1::Snapshot>& base = frames[c][d][k];
+    if (!base) {
+      base = build_frame(s, name_, c, d, k);
+      if (k) base->set_contact_version(contact_log_.version());
+    }
     const std::uint64_t known = sub->known_version();
-    if (known == s.world.changes().version()) {
+    const std::uint64_t seen = k ? sub->known_contact_version() : contact_log_.version();
+    if (known == s.world.changes().version() && seen == contact_log_.version()) {
       sub->send(base);
       continue;
     }
-    auto own = std::make_shared<v1::Snapshot>(*base);
-    fill_changes(s, s.world.changes().since(known), own->mutable_changes());
-    sub->send(std::move(own));
+    std::shared_ptr<v1::Snapshot>& own = owed[{c, d, k, known, seen}];
+    if (!own) {
+      own = std::make_shared<v1::Snapshot>(*base);
+      fill_changes(s, s.world.changes().since(known), own->mutable_changes());
+      if (k) fill_contact_events(contact_log_.since(seen), own.get());
+    }
+    sub->send(own);
   }
   return skipped;
 }

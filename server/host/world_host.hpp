@@ -33,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "contact_log.hpp"
 #include "guard.hpp"
 #include "hosted_world.hpp"
 #include "linkage/linkage.hpp"
@@ -165,7 +166,8 @@ class WorldHost {
   void commit();
   using Subscribers = std::vector<std::shared_ptr<Subscriber>>;
   // Offers this tick's frame to every subscriber ready for one (to `only`,
-  // if given); returns those that were not ready.
+  // if given), with the changes and contact events it has not seen; returns
+  // those that were not ready.
   Subscribers publish(State& s, const Subscribers* only = nullptr);
 
   const std::string name_;
@@ -181,6 +183,8 @@ class WorldHost {
   int since_checkpoint_ = 0;
   bool checkpoint_stale_ = true;
   BodyStates scratch_;
+  // The pairs that touch and when that changed, while a stream follows contacts.
+  ContactLog contact_log_;
   // When the step under way began (Clock ticks since its epoch); 0: none.
   std::atomic<Clock::rep> step_started_{0};
 

@@ -3,21 +3,23 @@
 namespace linkage::server {
 
 grpc::ServerWriteReactor<v1::Snapshot>* StateStream::start(Registry& registry, std::shared_ptr<WorldHost> host,
-                                                           double rate_hz, bool constraints, bool diagnostics) {
-  std::shared_ptr<StateStream> stream(new StateStream(registry, host, rate_hz, constraints, diagnostics));
+                                                           double rate_hz, bool constraints, bool diagnostics,
+                                                           bool contacts) {
+  std::shared_ptr<StateStream> stream(new StateStream(registry, host, rate_hz, constraints, diagnostics, contacts));
   stream->self_ = stream;
   host->subscribe(stream);
   return stream.get();
 }
 
 StateStream::StateStream(Registry& registry, std::shared_ptr<WorldHost> host, double rate_hz, bool constraints,
-                         bool diagnostics)
+                         bool diagnostics, bool contacts)
     : registry_(registry),
       host_(std::move(host)),
       interval_(rate_hz > 0.0 ? std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate_hz))
                               : Clock::duration::zero()),
       constraints_(constraints),
-      diagnostics_(diagnostics) {}
+      diagnostics_(diagnostics),
+      contacts_(contacts) {}
 
 bool StateStream::ready(Clock::time_point now) {
   std::lock_guard lock(mutex_);
@@ -29,6 +31,11 @@ std::uint64_t StateStream::known_version() const {
   return known_version_;
 }
 
+std::uint64_t StateStream::known_contact_version() const {
+  std::lock_guard lock(mutex_);
+  return known_contact_version_;
+}
+
 void StateStream::send(std::shared_ptr<const v1::Snapshot> frame) {
   std::lock_guard lock(mutex_);
   if (finished_ || writing_) return;
@@ -38,6 +45,7 @@ void StateStream::send(std::shared_ptr<const v1::Snapshot> frame) {
   const Clock::time_point due = next_due_ == Clock::time_point{} ? now : next_due_;
   next_due_ = std::max(due + interval_, now);
   known_version_ = frame->topology_version();
+  known_contact_version_ = frame->contact_version();
   writing_ = std::move(frame);
   StartWrite(writing_.get());
 }

@@ -24,12 +24,15 @@ class StateStream final : public grpc::ServerWriteReactor<v1::Snapshot>, public 
  public:
   // Starts the stream on `host`; the reactor owns itself until OnDone.
   static grpc::ServerWriteReactor<v1::Snapshot>* start(Registry& registry, std::shared_ptr<WorldHost> host,
-                                                       double rate_hz, bool constraints, bool diagnostics);
+                                                       double rate_hz, bool constraints, bool diagnostics,
+                                                       bool contacts);
 
   bool ready(Clock::time_point now) override;
   std::uint64_t known_version() const override;
   bool wants_constraints() const override { return constraints_; }
   bool wants_diagnostics() const override { return diagnostics_; }
+  bool wants_contacts() const override { return contacts_; }
+  std::uint64_t known_contact_version() const override;
   void send(std::shared_ptr<const v1::Snapshot> frame) override;
   void end(const std::string& reason) override;
 
@@ -38,20 +41,22 @@ class StateStream final : public grpc::ServerWriteReactor<v1::Snapshot>, public 
   void OnDone() override;
 
  private:
-  StateStream(Registry& registry, std::shared_ptr<WorldHost> host, double rate_hz, bool constraints, bool diagnostics);
+  StateStream(Registry& registry, std::shared_ptr<WorldHost> host, double rate_hz, bool constraints, bool diagnostics,
+              bool contacts);
   // Finishes now, or after the write in flight.
   void finish_locked(grpc::Status status);
 
   Registry& registry_;
   std::shared_ptr<WorldHost> host_;
   const Clock::duration interval_;  // 0: every tick
-  const bool constraints_, diagnostics_;
+  const bool constraints_, diagnostics_, contacts_;
 
   mutable std::mutex mutex_;
   std::shared_ptr<StateStream> self_;                 // keeps the reactor alive until OnDone
   std::shared_ptr<const v1::Snapshot> writing_;       // the frame in flight
   Clock::time_point next_due_{};
   std::uint64_t known_version_ = 0;
+  std::uint64_t known_contact_version_ = 0;
   std::optional<grpc::Status> finish_after_write_;
   bool finished_ = false;
 };

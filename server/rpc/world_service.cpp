@@ -301,7 +301,8 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
                                     " streams open (--max-streams)"});
     const double cap = registry_.limits().max_stream_rate;
     const double rate = asked == 0.0 ? cap : std::min(asked, cap);  // 0: every tick, up to the cap
-    return StateStream::start(registry_, std::move(host), rate, req->constraints(), req->diagnostics());
+    return StateStream::start(registry_, std::move(host), rate, req->constraints(), req->diagnostics(),
+                              req->contacts());
   }
 
  private:
