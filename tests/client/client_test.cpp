@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <mutex>
 #include <random>
 #include <set>
 #include <thread>
@@ -289,6 +290,53 @@ TEST(ClientSubscription, EndsWithTheServersStatus) {
   mine->cancel();
   mine->wait_until([](const WorldMirror&) { return false; }, 2s);
   EXPECT_TRUE(mine->status().ok());
+}
+
+// A ball bounces on a segment beside a capsule lying on it: the mirror's
+// set of touching pairs, kept from the begin and end events alone, is the
+// frame's contact points' pairs at every frame; the defs of the new shapes,
+// materials and contact settings reach the server as given.
+TEST(ClientSubscription, ContactEventsKeepTheTouchingPairs) {
+  itest::InProcessServer server;
+  Client c = connect_to(server);
+  ASSERT_TRUE(c.create_world("bounce", {.settings = {.dynamics = Dynamics::sequential_impulses, .contacts = true,
+                                                     .contact_margin = 0.01},
+                                        .paused = true})
+                  .ok());
+  c.create_body("bounce", BodyDef{.name = "ground", .kind = BodyKind::rigid, .motion = Motion::fixed,
+                                                    .shape = Segment{{-5, 0, 0}, {5, 0, 0}}})
+      .value();
+  c.create_body("bounce", BodyDef{.name = "ball", .kind = BodyKind::rigid, .position = {0, 0.5, 0},
+                                                  .shape = Disk{0.1}, .material = {.restitution = 0.8}})
+                      .value();
+  c.create_body("bounce", BodyDef{.name = "capsule", .kind = BodyKind::rigid, .position = {1, 0.1, 0},
+                                  .shape = Capsule{0.1, 0.3}, .filter = {.group = 0}})
+      .value();
+  const v1::Body defined = c.get_body("bounce", "ball").value();
+  EXPECT_EQ(defined.def().material().restitution(), 0.8);
+  EXPECT_EQ(c.get_body("bounce", "ground")->def().shape().segment().b().x(), 5.0);
+  EXPECT_EQ(c.get_body("bounce", "capsule")->def().shape().capsule().half_length(), 0.3);
+  EXPECT_EQ(c.get_world("bounce")->settings().contact_margin(), 0.01);
+
+  std::mutex m;
+  int frames = 0, begins = 0, mismatches = 0;
+  auto sub = c.subscribe("bounce", {.contacts = true, .on_snapshot = [&](const v1::Snapshot&, const WorldMirror& w) {
+                                      std::set<std::pair<Id, Id>> points;
+                                      for (const ContactPoint& p : w.contacts())
+                                        points.insert(std::minmax(p.a, p.b));
+                                      std::lock_guard lock(m);
+                                      ++frames;
+                                      mismatches += points != w.touching();
+                                      for (const ContactChange& e : w.contact_changes()) begins += e.begin;
+                                    }});
+  ASSERT_TRUE(sub->wait_until([](const WorldMirror& w) { return w.frames() >= 1; }, 5s));
+  ASSERT_TRUE(c.step("bounce", 120).ok());
+  ASSERT_TRUE(sub->wait_until([](const WorldMirror& w) { return w.tick() >= 120; }, 5s));
+  const WorldMirror mirror = sub->mirror();
+  EXPECT_EQ(mirror.inconsistencies(), 0u);
+  std::lock_guard lock(m);
+  EXPECT_GE(begins, 2) << "the ball and the capsule both touch the ground";
+  EXPECT_EQ(mismatches, 0) << "of " << frames << " frames";
 }
 
 }  // namespace

@@ -38,6 +38,7 @@ void WorldMirror::apply(const v1::Snapshot& frame) {
   for (const v1::Body& b : c.updated_bodies()) update(bodies_, b);
   for (const v1::Constraint& k : c.updated_constraints()) update(constraints_, k);
   for (const v1::Force& f : c.updated_springs()) update(springs_, f);
+  apply_contacts(frame);
 
   // The columns: the state of every body at this tick, in the world's order.
   const int dim = frame.dimension();
@@ -80,6 +81,36 @@ void WorldMirror::apply(const v1::Snapshot& frame) {
     }
     row += rows;
   }
+}
+
+void WorldMirror::apply_contacts(const v1::Snapshot& frame) {
+  if (frame.contact_events_full()) touching_.clear();
+  contact_changes_.clear();
+  for (const v1::ContactEvent& e : frame.contact_events()) {
+    const ContactChange change{e.kind() == v1::CONTACT_EVENT_KIND_BEGIN, e.tick(), from_proto(e.a()), from_proto(e.b())};
+    if (change.begin) {
+      inconsistencies_ += !touching_.emplace(change.a, change.b).second;
+    } else {
+      inconsistencies_ += touching_.erase({change.a, change.b}) == 0;
+    }
+    contact_changes_.push_back(change);
+  }
+  contacts_.clear();
+  const int dim = frame.dimension(), n = frame.contact_a_index_size();
+  if (frame.contact_a_generation_size() != n || frame.contact_b_index_size() != n ||
+      frame.contact_b_generation_size() != n || frame.contact_point_size() != dim * n ||
+      frame.contact_normal_size() != dim * n || frame.contact_separation_size() != n ||
+      frame.contact_normal_impulse_size() != n || frame.contact_tangent_impulse_size() != n)
+    return;
+  auto vec = [dim](const google::protobuf::RepeatedField<double>& column, int i) {
+    return Vec3{column.Get(dim * i), column.Get(dim * i + 1), dim == 3 ? column.Get(dim * i + 2) : 0.0};
+  };
+  contacts_.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i)
+    contacts_.push_back({Id{frame.contact_a_index(i), frame.contact_a_generation(i)},
+                         Id{frame.contact_b_index(i), frame.contact_b_generation(i)}, vec(frame.contact_point(), i),
+                         vec(frame.contact_normal(), i), frame.contact_separation(i), frame.contact_normal_impulse(i),
+                         frame.contact_tangent_impulse(i)});
 }
 
 std::optional<Id> WorldMirror::body_named(const std::string& name) const {

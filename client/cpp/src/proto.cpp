@@ -86,10 +86,24 @@ v1::BodyDef to_proto(const BodyDef& d) {
                  [&](const Polygon& s) {
                    for (const Vec3& v : s.vertices) *m.mutable_shape()->mutable_polygon()->add_vertices() = to_proto(v);
                  },
+                 [&](const Capsule& s) {
+                   m.mutable_shape()->mutable_capsule()->set_radius(s.radius);
+                   m.mutable_shape()->mutable_capsule()->set_half_length(s.half_length);
+                 },
+                 [&](const Segment& s) {
+                   *m.mutable_shape()->mutable_segment()->mutable_a() = to_proto(s.a);
+                   *m.mutable_shape()->mutable_segment()->mutable_b() = to_proto(s.b);
+                 },
+                 [&](const Plane& s) { *m.mutable_shape()->mutable_plane()->mutable_normal() = to_proto(s.normal); },
              },
              d.shape);
   m.set_linear_damping(d.linear_damping);
   m.set_angular_damping(d.angular_damping);
+  if (d.material.friction) m.mutable_material()->set_friction(*d.material.friction);
+  if (d.material.restitution) m.mutable_material()->set_restitution(*d.material.restitution);
+  if (d.filter.category) m.mutable_filter()->set_category(*d.filter.category);
+  if (d.filter.mask) m.mutable_filter()->set_mask(*d.filter.mask);
+  if (d.filter.group != 0) m.mutable_filter()->set_group(d.filter.group);
   return m;
 }
 
@@ -123,6 +137,10 @@ v1::WorldSettings to_proto(const WorldSettings& s) {
   if (s.max_translation) m.set_max_translation(*s.max_translation);
   if (s.max_rotation) m.set_max_rotation(*s.max_rotation);
   if (s.max_correction) m.set_max_correction(*s.max_correction);
+  if (s.contacts) m.set_contacts(*s.contacts);
+  if (s.contact_margin) m.set_contact_margin(*s.contact_margin);
+  if (s.contact_slop) m.set_contact_slop(*s.contact_slop);
+  if (s.restitution_threshold) m.set_restitution_threshold(*s.restitution_threshold);
   return m;
 }
 

@@ -9,6 +9,7 @@ Subscription::Subscription(v1::WorldService::Stub& stub, const std::string& worl
   req.set_rate_hz(options_.rate_hz);
   req.set_constraints(options_.constraints);
   req.set_diagnostics(options_.diagnostics);
+  req.set_contacts(options_.contacts);
   // No deadline: a stream lives until it is cancelled or the server ends it.
   reader_ = stub.StreamState(&context_, req);
   thread_ = std::thread([this] { read(); });

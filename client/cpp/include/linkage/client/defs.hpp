@@ -62,7 +62,40 @@ struct Box {
 struct Polygon {
   std::vector<Vec3> vertices{};  // m, z = 0, at least 3
 };
-using Shape = std::variant<NoShape, Disk, Box, Polygon>;
+// A stadium along the body's x axis: a rectangle 2·half_length long capped
+// by half-disks.
+struct Capsule {
+  double radius = 0.25;      // m
+  double half_length = 0.5;  // m, from the centre to each cap's centre
+};
+// A line segment in the body's frame, for ground and walls: no area, so a
+// fixed or kinematic body, or a given mass.
+struct Segment {
+  Vec3 a{-1, 0, 0};  // m, z = 0
+  Vec3 b{1, 0, 0};   // m, z = 0
+};
+// The boundary of a half-space through the body's position (an endless
+// ground or wall), solid on the side away from `normal` (body frame); a
+// fixed or kinematic body only.
+struct Plane {
+  Vec3 normal{0, 1, 0};
+};
+using Shape = std::variant<NoShape, Disk, Box, Polygon, Capsule, Segment, Plane>;
+
+// How the body's surface meets another's in a contact (WorldSettings::contacts);
+// unset: the server's default (friction 0.6, restitution 0).
+struct Material {
+  std::optional<double> friction{};     // μ ≥ 0
+  std::optional<double> restitution{};  // e in [0, 1]
+};
+// Which bodies touch (Box2D's rule): two of the same group ≠ 0 always if it
+// is > 0 and never if < 0; otherwise each one's category must be in the
+// other's mask.
+struct Filter {
+  std::optional<std::uint32_t> category{};  // unset: 1
+  std::optional<std::uint32_t> mask{};      // unset: every category
+  std::int32_t group = 0;
+};
 
 struct BodyDef {
   std::string name{};  // optional; unique in the world
@@ -79,6 +112,8 @@ struct BodyDef {
   Shape shape = NoShape{};
   double linear_damping = 0.0;   // 1/s
   double angular_damping = 0.0;  // 1/s
+  Material material{};  // contacts only
+  Filter filter{};      // contacts only
 };
 
 enum class Dynamics { force_based, velocity_projection, sequential_impulses };
@@ -117,6 +152,11 @@ struct WorldSettings {
   std::optional<double> max_translation{};      // m per step, sequential impulses; 2
   std::optional<double> max_rotation{};         // rad per step; π/2
   std::optional<double> max_correction{};       // m or rad per position iteration; 0.2
+  // Contacts (2D, sequential_impulses): bodies with shapes collide.
+  std::optional<bool> contacts{};               // false
+  std::optional<double> contact_margin{};       // m, found this far before touching; 0.02
+  std::optional<double> contact_slop{};         // m of overlap left alone; 0.005
+  std::optional<double> restitution_threshold{};  // m/s: slower approaches do not bounce; 1
 };
 
 // Per-world caps; unset: the server's flags.

@@ -9,11 +9,20 @@
 // bodies, constraints and springs by id without polling ListBodies; the
 // frame's columns then refresh each known body's position, angle and
 // velocities, so the picture is the world at the frame's tick.
+//
+// With contacts asked for (SubscribeOptions::contacts), each frame also
+// carries its tick's contact points and the pairs that began or ended
+// touching since the previous frame: the mirror keeps the points, the
+// frame's events and the set of pairs touching, so a client can play a sound
+// or score a goal from the events without polling.
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "linkage/client/defs.hpp"
 #include "linkage/v1/snapshot.pb.h"
@@ -21,6 +30,24 @@
 namespace linkage::client {
 
 namespace v1 = linkage::v1;
+
+// A contact point of the frame's tick.
+struct ContactPoint {
+  Id a, b;
+  Vec3 point;   // m, world frame, midway between the surfaces
+  Vec3 normal;  // unit, from a to b
+  double separation = 0.0;       // m (< 0: overlapping)
+  double normal_impulse = 0.0;   // N·s along the normal (≥ 0)
+  double tangent_impulse = 0.0;  // N·s of friction, along the normal turned +90°
+};
+
+// Two bodies that began (or stopped) touching after the world's step (or a
+// command) at `tick`; the lower id first.
+struct ContactChange {
+  bool begin = true;
+  std::uint64_t tick = 0;
+  Id a, b;
+};
 
 class WorldMirror {
  public:
@@ -39,15 +66,28 @@ class WorldMirror {
   double time() const { return time_; }
   std::uint64_t topology_version() const { return topology_version_; }
   std::uint64_t frames() const { return frames_; }
+
+  // The last frame's contact points (empty without contacts asked for).
+  const std::vector<ContactPoint>& contacts() const { return contacts_; }
+  // The last frame's begin and end events, in the order they happened.
+  const std::vector<ContactChange>& contact_changes() const { return contact_changes_; }
+  // The pairs touching as of the last frame, lower id first, kept from the events.
+  const std::set<std::pair<Id, Id>>& touching() const { return touching_; }
   // Changes that did not fit the picture (a body added twice, an unknown one
-  // removed or updated): 0 unless the stream and this mirror disagree.
+  // removed or updated, a pair beginning twice or ending untouched): 0
+  // unless the stream and this mirror disagree.
   std::uint64_t inconsistencies() const { return inconsistencies_; }
 
  private:
+  void apply_contacts(const v1::Snapshot& frame);
+
   std::map<Id, v1::Body> bodies_;
   std::map<Id, v1::Constraint> constraints_;
   std::map<Id, v1::Force> springs_;
   v1::WorldSettings settings_;
+  std::vector<ContactPoint> contacts_;
+  std::vector<ContactChange> contact_changes_;
+  std::set<std::pair<Id, Id>> touching_;
   std::uint64_t tick_ = 0, topology_version_ = 0, frames_ = 0, inconsistencies_ = 0;
   double time_ = 0.0;
 };

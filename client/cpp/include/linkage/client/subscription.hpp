@@ -36,6 +36,9 @@ struct SubscribeOptions {
   double rate_hz = 0.0;      // frames per second; 0: every tick (capped by the server)
   bool constraints = false;  // each constraint's λ and error in the frames
   bool diagnostics = false;  // the tick's diagnostics in the frames
+  // The tick's contact points and the pairs that began or ended touching
+  // (WorldMirror::contacts, contact_changes, touching).
+  bool contacts = false;
   // Called on the reader thread after the mirror took the frame.
   std::function<void(const v1::Snapshot&, const WorldMirror&)> on_snapshot{};
   // Frames kept for next(); 0: no queue.
