@@ -17,8 +17,8 @@ from .arrays import SnapshotArrays
 from .channel import Pem
 from .client import CONSTRAINT_TYPES, Batch, BatchResult, Client, LinkageError, SceneLike
 from .convert import BodyLike, Fields, Id, IdLike, Vector
-from .stream import Changes, ConstraintRows, Snapshot, Stream, World
+from .stream import Changes, ConstraintRows, Contact, ContactEvent, Snapshot, Stream, World
 
 __all__ = ["Client", "LinkageError", "Id", "Batch", "BatchResult", "Stream", "Snapshot", "SnapshotArrays",
-           "Changes", "ConstraintRows", "World", "CONSTRAINT_TYPES", "BodyLike", "IdLike", "Vector", "Fields",
+           "Changes", "ConstraintRows", "Contact", "ContactEvent", "World", "CONSTRAINT_TYPES", "BodyLike", "IdLike", "Vector", "Fields",
            "Pem", "SceneLike", "__version__"]

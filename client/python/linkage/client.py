@@ -382,14 +382,17 @@ class Client:
         """Applies Command dicts/messages atomically, e.g. [{"create_body": {...}}, {"remove_body": "bob"}]."""
         return self.batch(world, commands).results
 
-    def stream(self, world: str, rate_hz: float = 0.0, constraints: bool = False, diagnostics: bool = False) -> Stream:
-        """An iterator of `linkage.Snapshot`s at up to `rate_hz` (0: every tick).
+    def stream(self, world: str, rate_hz: float = 0.0, constraints: bool = False, diagnostics: bool = False,
+               contacts: bool = False) -> Stream:
+        """An iterator of `linkage.Snapshot`s at up to `rate_hz` (0: every tick); with
+        `contacts`, each carries the tick's contact points and the pairs that began or
+        ended touching since the previous one.
 
         Close it (or use it as a context manager) to end the stream; iterating
         raises LinkageError if the server ends it (e.g. UNAVAILABLE on shutdown).
         """
         request = service_pb2.StreamStateRequest(world=world, rate_hz=rate_hz, constraints=constraints,
-                                                 diagnostics=diagnostics)
+                                                 diagnostics=diagnostics, contacts=contacts)
         return Stream(self._worlds.StreamState(request), LinkageError.from_rpc_error)
 
     # --- bodies ---

@@ -11,7 +11,7 @@ from .arrays import SnapshotArrays, snapshot_arrays
 from .convert import Id, ids, plain
 from .v1 import snapshot_pb2
 
-__all__ = ["Snapshot", "Changes", "ConstraintRows", "Stream", "World"]
+__all__ = ["Snapshot", "Changes", "ConstraintRows", "Contact", "ContactEvent", "Stream", "World"]
 
 
 class ConstraintRows(NamedTuple):
@@ -20,6 +20,30 @@ class ConstraintRows(NamedTuple):
     id: Id
     lambdas: Tuple[float, ...]
     errors: Tuple[float, ...]
+
+
+class Contact(NamedTuple):
+    """A contact point of the frame's tick: its bodies, where it is and its
+    normal (from a to b; `dimension` floats each), the separation (m, < 0:
+    overlapping) and the impulses along the normal and across it (N·s)."""
+
+    a: Id
+    b: Id
+    point: Tuple[float, ...]
+    normal: Tuple[float, ...]
+    separation: float
+    normal_impulse: float
+    tangent_impulse: float
+
+
+class ContactEvent(NamedTuple):
+    """Two bodies (the lower id first) that began (`begin`) or stopped
+    touching after the world's tick `tick`."""
+
+    begin: bool
+    tick: int
+    a: Id
+    b: Id
 
 
 class Changes:
@@ -71,12 +95,19 @@ class Snapshot:
     `diagnostics` (if asked for) a dict such as {"max_error": .., "kinetic_energy":
     .., "gravitational_energy": .., "spring_energy": .., ...}, else None.
     `changes` are the topology changes since this stream's previous frame.
+    With contacts asked for, `contacts` lists the tick's contact points
+    (Contact) and `contact_events` every pair that began or ended touching
+    since this stream's previous frame (ContactEvent, in order, none lost
+    however many frames the stream skipped); with `contact_events_full` the
+    events are a begin for every pair touching now and replace what the reader
+    knew (the first frame).
     `arrays()` gives the same state as numpy arrays; `message` is the
     linkage.v1.Snapshot it was made from.
     """
 
     __slots__ = ("world", "tick", "time", "topology_version", "dimension", "paused", "ids", "positions",
-                 "velocities", "angles", "angular_velocities", "constraints", "diagnostics", "changes", "message")
+                 "velocities", "angles", "angular_velocities", "constraints", "diagnostics", "changes", "contacts",
+                 "contact_events", "contact_events_full", "message")
 
     def __init__(self, message: snapshot_pb2.Snapshot):
         m = message
@@ -103,6 +134,16 @@ class Snapshot:
             row += n
         self.diagnostics: Optional[dict[str, Any]] = plain(m.diagnostics) if m.HasField("diagnostics") else None
         self.changes = Changes(m.changes if m.HasField("changes") else None)
+        self.contacts: list[Contact] = [
+            Contact(Id(ai, ag), Id(bi, bg), tuple(m.contact_point[k * d:k * d + d]),
+                    tuple(m.contact_normal[k * d:k * d + d]), s, n, t)
+            for k, (ai, ag, bi, bg, s, n, t) in enumerate(zip(
+                m.contact_a_index, m.contact_a_generation, m.contact_b_index, m.contact_b_generation,
+                m.contact_separation, m.contact_normal_impulse, m.contact_tangent_impulse))]
+        self.contact_events: list[ContactEvent] = [
+            ContactEvent(e.kind == snapshot_pb2.CONTACT_EVENT_KIND_BEGIN, e.tick, Id(e.a.index, e.a.generation),
+                         Id(e.b.index, e.b.generation)) for e in m.contact_events]
+        self.contact_events_full: bool = m.contact_events_full
 
     @property
     def energy(self) -> Optional[float]:
