@@ -43,6 +43,12 @@ export interface StreamOptions {
   constraints?: boolean;
   /** Include the tick's diagnostics (energies, max |C|, step time, ...). */
   diagnostics?: boolean;
+  /**
+   * Include the tick's contact points and the pairs of bodies that began or
+   * ended touching since the stream's previous frame (Mirror.contacts(),
+   * Mirror.touching).
+   */
+  contacts?: boolean;
   /** Aborting it closes the stream. */
   signal?: AbortSignal;
 }

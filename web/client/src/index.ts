@@ -4,7 +4,18 @@
 export { Client, type StreamOptions } from "./client.js";
 export { Batch } from "./batch.js";
 export { StateStream } from "./stream.js";
-export { Mirror, bodyNames, constraintRows, hasChanges, type ConstraintRows, type MirrorEntries } from "./mirror.js";
+export {
+  Mirror,
+  bodyNames,
+  constraintRows,
+  contactPoints,
+  hasChanges,
+  pairKey,
+  type ConstraintRows,
+  type ContactPoint,
+  type MirrorEntries,
+  type PairKey,
+} from "./mirror.js";
 export { Code, ConnectError, LinkageError, codeName } from "./errors.js";
 export { type ClientOptions } from "./transport.js";
 export { bodyRef, idKey, key, refKey, toId, vec, vecArray, type BodyLike, type IdLike, type Key } from "./ids.js";

@@ -1,11 +1,11 @@
 // A client's picture of one world, kept from a state stream: what the world
 // *is* (bodies, constraints, springs, settings) from each snapshot's change
 // records, and what it is *doing* (the bodies' state, constraint rows,
-// diagnostics) from its columns.
+// diagnostics, contacts) from its columns.
 import type { Body } from "./gen/linkage/v1/body_pb.js";
 import type { Constraint } from "./gen/linkage/v1/constraint_pb.js";
 import type { Force } from "./gen/linkage/v1/force_pb.js";
-import type { Diagnostics, Snapshot, TopologyChanges } from "./gen/linkage/v1/snapshot_pb.js";
+import { ContactEventKind, type Diagnostics, type Snapshot, type TopologyChanges } from "./gen/linkage/v1/snapshot_pb.js";
 import type { WorldSettings } from "./gen/linkage/v1/world_pb.js";
 import { idKey, key, type IdLike, type Key } from "./ids.js";
 
@@ -13,6 +13,44 @@ import { idKey, key, type IdLike, type Key } from "./ids.js";
 export interface ConstraintRows {
   lambda: number[];
   error: number[];
+}
+
+/** A contact point of the newest snapshot (a stream with contacts). */
+export interface ContactPoint {
+  a: Key;
+  b: Key;
+  /** Where it is (m, world frame) and its normal (unit, from a to b): dimension values each. */
+  point: number[];
+  normal: number[];
+  /** m, < 0: overlapping. */
+  separation: number;
+  /** N·s along the normal (≥ 0) and across it (friction, along the normal turned +90°). */
+  normalImpulse: number;
+  tangentImpulse: number;
+}
+
+/** Two bodies' keys as one, the lower id first as the server sends pairs: "0:1|2:1". */
+export type PairKey = `${Key}|${Key}`;
+export function pairKey(a: Key, b: Key): PairKey {
+  return `${a}|${b}`;
+}
+
+/** A snapshot's contact points, from its packed columns. */
+export function contactPoints(s: Snapshot): ContactPoint[] {
+  const d = s.dimension || 2;
+  const out: ContactPoint[] = [];
+  for (let i = 0; i < s.contactAIndex.length; i++) {
+    out.push({
+      a: key(s.contactAIndex[i], s.contactAGeneration[i]),
+      b: key(s.contactBIndex[i], s.contactBGeneration[i]),
+      point: s.contactPoint.slice(i * d, (i + 1) * d),
+      normal: s.contactNormal.slice(i * d, (i + 1) * d),
+      separation: s.contactSeparation[i] ?? 0,
+      normalImpulse: s.contactNormalImpulse[i] ?? 0,
+      tangentImpulse: s.contactTangentImpulse[i] ?? 0,
+    });
+  }
+  return out;
 }
 
 /**
@@ -81,7 +119,14 @@ export class Mirror<B = Body, C = Constraint, S = Force> {
   snapshot: Snapshot | null = null;
   slot = new Map<Key, number>();
   ids: Key[] = [];
+  /**
+   * The pairs of bodies touching as of the newest snapshot, kept from the
+   * stream's begin and end events (a stream with contacts): the newest
+   * snapshot's contactEvents say what began and ended since the one before.
+   */
+  readonly touching = new Set<PairKey>();
   private rows: Map<Key, ConstraintRows> | null = null;
+  private points: ContactPoint[] | null = null;
   private readonly entries: MirrorEntries<B, C, S>;
 
   /** Without `entries` the mirror keeps the messages (B, C and S as defaulted). */
@@ -118,6 +163,8 @@ export class Mirror<B = Body, C = Constraint, S = Force> {
     this.slot = new Map();
     this.ids = [];
     this.rows = null;
+    this.touching.clear();
+    this.points = null;
     this.revision++;
   }
 
@@ -137,6 +184,13 @@ export class Mirror<B = Body, C = Constraint, S = Force> {
       this.slot.set(this.ids[i], i);
     }
     this.rows = null;
+    this.points = null;
+    if (s.contactEventsFull) this.touching.clear();
+    for (const e of s.contactEvents) {
+      const pair = pairKey(idKey(e.a), idKey(e.b));
+      if (e.kind === ContactEventKind.BEGIN) this.touching.add(pair);
+      else this.touching.delete(pair);
+    }
     return this;
   }
 
@@ -197,6 +251,13 @@ export class Mirror<B = Body, C = Constraint, S = Force> {
     if (!this.snapshot) return undefined;
     this.rows ??= constraintRows(this.snapshot);
     return this.rows.get(typeof constraint === "string" ? constraint : idKey(constraint));
+  }
+
+  /** The newest snapshot's contact points (streams asked for contacts only). */
+  contacts(): ContactPoint[] {
+    if (!this.snapshot) return [];
+    this.points ??= contactPoints(this.snapshot);
+    return this.points;
   }
 
   private column(body: IdLike, values: number[] | undefined, width: number): number[] | undefined {

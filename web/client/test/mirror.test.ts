@@ -16,8 +16,8 @@ import {
   ListConstraintsResponseSchema,
   ListForcesResponseSchema,
 } from "../src/gen/linkage/v1/service_pb.js";
-import { SnapshotSchema } from "../src/gen/linkage/v1/snapshot_pb.js";
-import { bodyNames, idKey, Mirror } from "../src/index.js";
+import { ContactEventKind, SnapshotSchema } from "../src/gen/linkage/v1/snapshot_pb.js";
+import { bodyNames, idKey, Mirror, pairKey } from "../src/index.js";
 
 const lines = readFileSync(new URL("./mirror-race.jsonl", import.meta.url), "utf8").trim().split("\n");
 const frames = lines.slice(0, -1).map((l) => fromJson(SnapshotSchema, JSON.parse(l) as JsonValue));
@@ -93,5 +93,43 @@ describe("Mirror state", () => {
     const seen: number[] = [];
     for await (const s of m.follow(two())) seen.push(m.bodies.size, Number(s.tick));
     expect(seen).toEqual([1, 1, 0, 2]);
+  });
+
+  it("keeps the touching pairs from the contact events and reads the contact points", () => {
+    const BEGIN = ContactEventKind.BEGIN, END = ContactEventKind.END;
+    const id = (index: number) => ({ index, generation: 1 });
+    const m = new Mirror();
+    // The first frame: every pair touching now, replacing what was known.
+    m.touching.add(pairKey("7:1", "8:1"));
+    m.apply(snapshot({
+      tick: 3n,
+      dimension: 2,
+      contactEventsFull: true,
+      contactEvents: [{ kind: BEGIN, tick: 2n, a: id(0), b: id(1) }],
+      contactAIndex: [1, 1],
+      contactAGeneration: [1, 1],
+      contactBIndex: [0, 0],
+      contactBGeneration: [1, 1],
+      contactPoint: [0.5, 0, 0.6, 0],
+      contactNormal: [0, -1, 0, -1],
+      contactSeparation: [-0.001, 0.002],
+      contactNormalImpulse: [0.25, 0],
+      contactTangentImpulse: [0.01, 0],
+    }));
+    expect([...m.touching]).toEqual(["0:1|1:1"]);
+    expect(m.contacts()).toHaveLength(2);
+    expect(m.contacts()[1]).toEqual({ a: "1:1", b: "0:1", point: [0.6, 0], normal: [0, -1], separation: 0.002, normalImpulse: 0, tangentImpulse: 0 });
+    // Later frames: begins and ends since the frame before, in order (a pair
+    // that touched between two frames begins and ends in the second).
+    m.apply(snapshot({ tick: 9n, dimension: 2, contactEvents: [
+      { kind: END, tick: 5n, a: id(0), b: id(1) },
+      { kind: BEGIN, tick: 6n, a: id(0), b: id(2) },
+      { kind: END, tick: 7n, a: id(0), b: id(2) },
+      { kind: BEGIN, tick: 9n, a: id(0), b: id(3) },
+    ] }));
+    expect([...m.touching]).toEqual(["0:1|3:1"]);
+    expect(m.contacts()).toEqual([]);
+    m.clear();
+    expect(m.touching.size).toBe(0);
   });
 });
