@@ -15,6 +15,7 @@ packages=(
   protobuf-compiler protobuf-compiler-grpc   # protoc and grpc_cpp_plugin
   libspdlog-dev                      # server/: logging
   libcli11-dev                       # server/: flags
+  prometheus-cpp-dev                 # server/metrics: /metrics (prometheus-cpp's core and pull)
   libssl-dev openssl                 # server/access: SHA-256 of tokens (libcrypto), TLS key checks; tests make certificates
   clang libclang-rt-14-dev llvm      # fuzz/ and scripts/sanitize.sh: libFuzzer, ASan, UBSan, llvm-symbolizer
   python3-grpcio python3-protobuf python3-pytest   # client/python: runtime and tests

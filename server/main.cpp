@@ -75,6 +75,9 @@ int main(int argc, char** argv) {
   option("--tls-reload-seconds", serve.access.tls_reload_seconds,
          "how often the TLS files are read again (a renewed certificate is served without a restart)")
       ->check(CLI::Range(1, 86400));
+  option("--metrics-listen", serve.metrics_listen,
+         "serve Prometheus metrics at http://HOST:PORT/metrics (no TLS, no token: keep it on loopback or a "
+         "network only the scraper reaches); empty: off");
   app.add_flag("--insecure", serve.access.insecure,
                "serve a non-loopback --listen address without TLS or tokens (otherwise refused)")
       ->envname("LINKAGE_INSECURE");

@@ -19,6 +19,7 @@ struct ServeOptions {
   int max_message_bytes = 16 << 20;        // largest request or response
   ServerLimits limits;
   access::AccessOptions access;            // tokens, TLS, --insecure (access/)
+  std::string metrics_listen;              // host:port of /metrics (metrics/); empty: none
   std::string data_dir;                    // worlds kept here (durable/); empty: none
   durable::StoreOptions durability;        // checkpoints in data_dir
 };

@@ -18,6 +18,7 @@
 #include "host/memory_trim.hpp"
 #include "host/policy.hpp"
 #include "linkage/v1/service.grpc.pb.h"
+#include "metrics/metrics.hpp"
 #include "options.hpp"
 #include "rpc/services.hpp"
 
@@ -90,6 +91,18 @@ int serve(const ServeOptions& options) {
     data = std::move(opened.value());
   }
   Registry registry(limits);
+  // Before any world is made: each takes its meters when it is.
+  std::unique_ptr<metrics::Metrics> metrics;
+  if (!options.metrics_listen.empty()) {
+    Result<std::unique_ptr<metrics::Metrics>> served = metrics::Metrics::serve(options.metrics_listen, registry);
+    if (!served) {
+      spdlog::critical("{}", served.error().message);
+      return 2;
+    }
+    metrics = std::move(served.value());
+    set_world_meter_factory(metrics.get());
+    spdlog::info("metrics on http://{}/metrics (port {})", options.metrics_listen, metrics->port());
+  }
   if (data) {
     registry.set_data_dir(data.get());
     for (durable::DataDir::Restored& r : data->restore_all(limits.world))
@@ -123,7 +136,7 @@ int serve(const ServeOptions& options) {
           [] {});
   }
 
-  Services services(registry, defaults, {access.value().tokens});
+  Services services(registry, defaults, {access.value().tokens, metrics.get()});
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;

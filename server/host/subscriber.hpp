@@ -18,6 +18,10 @@ class Subscriber {
   // Whether the subscriber can take a frame now: no write in flight, and
   // its rate allows one. Called on the tick thread after every tick.
   virtual bool ready(Clock::time_point now) = 0;
+  // It was not ready for a new frame (a tick's or an edit's, not one it is
+  // owed and offered again): a stream due one while still writing counts it
+  // as skipped (metrics).
+  virtual void missed(Clock::time_point /*now*/) {}
   // The topology version of the last frame it was given (0: none yet).
   virtual std::uint64_t known_version() const = 0;
   virtual bool wants_constraints() const = 0;

@@ -44,7 +44,7 @@ std::string milliseconds(double seconds) {
 }  // namespace
 
 WorldHost::WorldHost(std::string name, State state, std::unique_ptr<durable::WorldStore> store)
-    : name_(std::move(name)), state_(std::move(state)), store_(std::move(store)) {
+    : name_(std::move(name)), state_(std::move(state)), store_(std::move(store)), meters_(world_meters(name_)) {
   if (store_) {
     store_->attach(&state_);
     state_.world.record_to(store_.get());
@@ -200,6 +200,7 @@ void WorldHost::step_once(State& s) {
   step_started_.store(Clock::now().time_since_epoch().count());
   const StepDiagnostics& d = s.world.step();
   step_started_.store(0);
+  if (meters_) meters_->stepped(d);
   ++s.tick;
   if (d.step_seconds > s.world.core().settings().dt) ++s.overruns;
 }
@@ -349,6 +350,7 @@ WorldHost::Subscribers WorldHost::publish(State& s, const Subscribers* only) {
   std::map<std::tuple<bool, bool, bool, std::uint64_t, std::uint64_t>, std::shared_ptr<v1::Snapshot>> owed;
   for (const auto& sub : subs) {
     if (!sub->ready(now)) {
+      if (!only) sub->missed(now);
       skipped.push_back(sub);
       continue;
     }
@@ -357,6 +359,7 @@ WorldHost::Subscribers WorldHost::publish(State& s, const Subscribers* only) {
     if (!base) {
       base = build_frame(s, name_, c, d, k);
       if (k) base->set_contact_version(contact_log_.version());
+      if (meters_) meters_->frame_built();
     }
     const std::uint64_t known = sub->known_version();
     const std::uint64_t seen = k ? sub->known_contact_version() : contact_log_.version();
@@ -369,6 +372,7 @@ WorldHost::Subscribers WorldHost::publish(State& s, const Subscribers* only) {
       own = std::make_shared<v1::Snapshot>(*base);
       fill_changes(s, s.world.changes().since(known), own->mutable_changes());
       if (k) fill_contact_events(contact_log_.since(seen), own.get());
+      if (meters_) meters_->frame_built();
     }
     sub->send(own);
   }

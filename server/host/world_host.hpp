@@ -36,6 +36,7 @@
 #include "contact_log.hpp"
 #include "guard.hpp"
 #include "hosted_world.hpp"
+#include "world_meters.hpp"
 #include "linkage/linkage.hpp"
 #include "linkage/v1/world.pb.h"
 
@@ -98,6 +99,8 @@ class WorldHost {
   const std::string& name() const { return name_; }
   // Null for a world that is not durable.
   durable::WorldStore* store() const { return store_.get(); }
+  // Null without metrics (world_meters.hpp).
+  const std::shared_ptr<WorldMeters>& meters() const { return meters_; }
 
   // Tick thread only (from inside a command): answers the caller once the
   // changes of the commands run so far are durable (at once without a
@@ -177,6 +180,7 @@ class WorldHost {
   Watchdog watchdog_;
   std::optional<World> checkpoint_;
   std::unique_ptr<durable::WorldStore> store_;
+  const std::shared_ptr<WorldMeters> meters_;
   // Answers waiting for the journal's sync (reply()).
   std::vector<std::function<void(const std::string&)>> replies_;
   std::uint64_t checkpoint_tick_ = 0;

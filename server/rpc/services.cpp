@@ -7,7 +7,7 @@
 
 namespace linkage::server {
 
-Services::Services(Registry& registry, WorldSettings defaults, ServiceOptions options) {
+Services::Services(Registry& registry, WorldSettings defaults, ServiceOptions options) : metrics_(options.metrics) {
   const auto add = [&](std::unique_ptr<grpc::Service> service, const char* name) {
     if (options.tokens) {
       const auto* descriptor = google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(name);
@@ -26,6 +26,9 @@ void Services::register_with(grpc::ServerBuilder& builder) {
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> factories;
   factories.push_back(malformed_request_interceptor());
   factories.push_back(access::refusal_interceptor());
+  // Last: a server's interceptors see the status in order, so this one
+  // counts the status the two before it may have put in.
+  if (metrics_) factories.push_back(metrics_->rpc_interceptor());
   builder.experimental().SetInterceptorCreators(std::move(factories));
 }
 

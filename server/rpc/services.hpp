@@ -12,6 +12,7 @@
 #include "access/tokens.hpp"
 #include "host/registry.hpp"
 #include "malformed.hpp"
+#include "metrics/metrics.hpp"
 
 namespace linkage::server {
 
@@ -23,6 +24,8 @@ std::unique_ptr<grpc::Service> make_force_service(Registry& registry);
 struct ServiceOptions {
   // Tokens every call must bring (access/guard.hpp); null: no tokens asked.
   std::shared_ptr<access::TokenStore> tokens{};
+  // Counts every call (metrics/metrics.hpp); null: no metrics.
+  metrics::Metrics* metrics = nullptr;
 };
 
 class Services {
@@ -31,11 +34,13 @@ class Services {
   Services(Registry& registry, WorldSettings defaults, ServiceOptions options = {});
   // Registers the services and the interceptors every call goes through:
   // requests that cannot be parsed are answered INVALID_ARGUMENT
-  // (malformed.hpp), refused calls with their refusal (access/guard.hpp).
+  // (malformed.hpp), refused calls with their refusal (access/guard.hpp),
+  // and then, with the status as sent, each call is counted.
   void register_with(grpc::ServerBuilder& builder);
 
  private:
   std::vector<std::unique_ptr<grpc::Service>> services_;
+  metrics::Metrics* metrics_;
 };
 
 }  // namespace linkage::server

@@ -19,11 +19,17 @@ StateStream::StateStream(Registry& registry, std::shared_ptr<WorldHost> host, do
                               : Clock::duration::zero()),
       constraints_(constraints),
       diagnostics_(diagnostics),
-      contacts_(contacts) {}
+      contacts_(contacts),
+      meters_(host_->meters()) {}
 
 bool StateStream::ready(Clock::time_point now) {
   std::lock_guard lock(mutex_);
   return !finished_ && !writing_ && now >= next_due_;
+}
+
+void StateStream::missed(Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  if (meters_ && !finished_ && writing_ && now >= next_due_) meters_->frame_skipped();
 }
 
 std::uint64_t StateStream::known_version() const {
@@ -70,6 +76,8 @@ void StateStream::finish_locked(grpc::Status status) {
 
 void StateStream::OnWriteDone(bool ok) {
   std::lock_guard lock(mutex_);
+  // Serializing the frame left its size cached.
+  if (ok && meters_) meters_->frame_sent(static_cast<std::size_t>(writing_->GetCachedSize()));
   writing_.reset();
   if (finish_after_write_) {
     Finish(*finish_after_write_);

@@ -28,6 +28,7 @@ class StateStream final : public grpc::ServerWriteReactor<v1::Snapshot>, public 
                                                        bool contacts);
 
   bool ready(Clock::time_point now) override;
+  void missed(Clock::time_point now) override;
   std::uint64_t known_version() const override;
   bool wants_constraints() const override { return constraints_; }
   bool wants_diagnostics() const override { return diagnostics_; }
@@ -50,6 +51,7 @@ class StateStream final : public grpc::ServerWriteReactor<v1::Snapshot>, public 
   std::shared_ptr<WorldHost> host_;
   const Clock::duration interval_;  // 0: every tick
   const bool constraints_, diagnostics_, contacts_;
+  const std::shared_ptr<WorldMeters> meters_;  // null without metrics
 
   mutable std::mutex mutex_;
   std::shared_ptr<StateStream> self_;                 // keeps the reactor alive until OnDone
