@@ -35,6 +35,13 @@ describe("parseConfig", () => {
     });
   });
 
+  it("serves metrics only when given an address for them", () => {
+    expect(config([]).metricsListen).toBeUndefined();
+    expect(config([], { LINKAGE_WEB_METRICS_LISTEN: "0.0.0.0:9100" }).metricsListen).toEqual({ host: "0.0.0.0", port: 9100 });
+    expect(config(["--metrics-listen", "127.0.0.1:0"]).metricsListen).toEqual({ host: "127.0.0.1", port: 0 });
+    expect(() => config(["--metrics-listen", "9100"])).toThrow("--metrics-listen: '9100' is not host:port");
+  });
+
   it("treats an empty environment variable as unset", () => {
     expect(config([], { LINKAGE_UPSTREAM: "" }).upstream.port).toBe(50051);
   });

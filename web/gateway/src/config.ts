@@ -25,6 +25,8 @@ export interface Config {
   upstreamTls?: UpstreamTls;
   /** Set: the gateway serves HTTPS with this certificate and key (PEM files). */
   tls?: { cert: string; key: string };
+  /** Set: Prometheus metrics are served here, at /metrics (plain HTTP). */
+  metricsListen?: Address;
 }
 
 // dist/main.js (or src/ under tests) sits three levels below the repository.
@@ -98,6 +100,12 @@ const options = {
     fallback: "",
     help: "the private key of --tls-cert (PEM file)",
   },
+  metricsListen: {
+    flag: "--metrics-listen",
+    env: "LINKAGE_WEB_METRICS_LISTEN",
+    fallback: "",
+    help: "serve Prometheus metrics at http://HOST:PORT/metrics (plain HTTP, no token: keep it where only the scraper reaches)",
+  },
 } satisfies Record<string, Option>;
 
 export const usage = `linkage-gateway — serves the linkage web viewer and forwards its Connect and
@@ -115,7 +123,7 @@ ${Object.values(options)
 
 Endpoints: / the viewer (index.html for unknown page paths), /linkage.v1.*/*
 the API, /scenes/index.json and /scenes/<name>.json the scenes, /healthz 200
-when linkaged answers and 503 when it does not.
+when linkaged answers and 503 when it does not; /metrics on --metrics-listen.
 SIGTERM or SIGINT: stop accepting, end open streams with UNAVAILABLE, exit 0.`;
 
 export type ParseResult = { help: true } | { help: false; config: Config };
@@ -157,6 +165,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Pa
       scenesDir: resolve(value(options.scenes)),
       upstreamTls: upstreamTls.ca === undefined ? undefined : upstreamTls,
       tls: tlsCert === undefined || tlsKey === undefined ? undefined : { cert: tlsCert, key: tlsKey },
+      metricsListen:
+        value(options.metricsListen) === ""
+          ? undefined
+          : parseAddress(options.metricsListen.flag, value(options.metricsListen)),
     },
   };
 }

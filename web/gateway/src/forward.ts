@@ -10,26 +10,31 @@ import type {
   DescService,
   MessageShape,
 } from "@bufbuild/protobuf";
-import { ConnectError, type ConnectRouter, type HandlerContext, type Transport } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, type HandlerContext, type Transport } from "@connectrpc/connect";
 import { copyForwardable, forwardable } from "./headers.js";
+import type { GatewayMetrics } from "./metrics.js";
 import { linkedAbort } from "./signals.js";
 
 /**
- * Routes every method of `services` to `upstream`. When `shutdown` aborts,
- * open streams end with its reason; unary calls are left to finish.
+ * Routes every method of `services` to `upstream`, counting each call in
+ * `metrics`. When `shutdown` aborts, open streams end with its reason; unary
+ * calls are left to finish.
  */
 export function forwardServices(
   router: ConnectRouter,
   services: readonly DescService[],
   upstream: Transport,
   shutdown: AbortSignal,
+  metrics: GatewayMetrics,
 ): void {
   for (const service of services) {
     for (const method of service.methods) {
+      // As linkaged's metrics name it: the call's path.
+      const procedure = `/${service.typeName}/${method.name}`;
       if (isUnary(method)) {
-        router.rpc(method, forwardUnary(method, upstream));
+        router.rpc(method, forwardUnary(method, upstream, metrics, procedure));
       } else if (isServerStreaming(method)) {
-        router.rpc(method, forwardServerStream(method, upstream, shutdown));
+        router.rpc(method, forwardServerStream(method, upstream, shutdown, metrics, procedure));
       } else {
         // Browsers cannot send request streams over HTTP/1.1, so such a
         // method would be unusable through the gateway: refuse to start.
@@ -48,8 +53,14 @@ function isServerStreaming(method: DescMethod): method is DescMethodServerStream
   return method.methodKind === "server_streaming";
 }
 
-function forwardUnary<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, upstream: Transport) {
+function forwardUnary<I extends DescMessage, O extends DescMessage>(
+  method: DescMethodUnary<I, O>,
+  upstream: Transport,
+  metrics: GatewayMetrics,
+  procedure: string,
+) {
   return async (request: MessageShape<I>, context: HandlerContext): Promise<MessageShape<O>> => {
+    const end = metrics.call(procedure);
     try {
       const response = await upstream.unary(
         method,
@@ -60,9 +71,12 @@ function forwardUnary<I extends DescMessage, O extends DescMessage>(method: Desc
       );
       copyForwardable(response.header, context.responseHeader);
       copyForwardable(response.trailer, context.responseTrailer);
+      end();
       return response.message;
     } catch (error) {
-      throw relayed(error, context);
+      const answer = relayed(error, context);
+      end(answer);
+      throw answer;
     }
   };
 }
@@ -71,8 +85,11 @@ function forwardServerStream<I extends DescMessage, O extends DescMessage>(
   method: DescMethodServerStreaming<I, O>,
   upstream: Transport,
   shutdown: AbortSignal,
+  metrics: GatewayMetrics,
+  procedure: string,
 ) {
   return async function* (request: MessageShape<I>, context: HandlerContext): AsyncIterable<MessageShape<O>> {
+    const end = metrics.stream(procedure);
     // Ends the upstream call on every way out of here: the browser went away
     // or the deadline passed (context.signal), the gateway shuts down, or
     // the response writer stopped pulling because a write failed.
@@ -94,12 +111,18 @@ function forwardServerStream<I extends DescMessage, O extends DescMessage>(
       // holds back HTTP/2 flow control rather than gateway memory, and
       // linkaged skips frames for it as it does for any slow client.
       for await (const message of response.message) {
+        metrics.message(procedure);
         yield message;
       }
       copyForwardable(response.trailer, context.responseTrailer);
+      end();
     } catch (error) {
-      throw relayed(error, context);
+      const answer = relayed(error, context);
+      end(answer);
+      throw answer;
     } finally {
+      // Left without an end: the response writer stopped pulling (the browser went away).
+      end(new ConnectError("the browser went away", Code.Canceled));
       shutdown.removeEventListener("abort", onShutdown);
       upstreamCall.abort();
     }

@@ -9,6 +9,7 @@ import { file_linkage_v1_service } from "@linkage/proto/service_pb";
 import { formatAddress, type Config } from "./config.js";
 import { forwardServices } from "./forward.js";
 import { healthHandler } from "./health.js";
+import { GatewayMetrics, serveMetrics } from "./metrics.js";
 import { requestPath, sendText } from "./respond.js";
 import { scenesHandler, scenesPrefix } from "./scenes.js";
 import { staticHandler } from "./static.js";
@@ -18,6 +19,8 @@ import { connectUpstream, maxMessageBytes, type Upstream } from "./upstream.js";
 export interface Gateway {
   /** The URL it serves on, once listening. */
   url: string;
+  /** Where its Prometheus metrics are, with config.metricsListen. */
+  metricsUrl?: string;
   /** Stops accepting, ends open streams with UNAVAILABLE, resolves when all is closed. */
   close(): Promise<void>;
 }
@@ -34,6 +37,7 @@ export async function startGateway(
   upstream: Upstream = connectUpstream(config.upstream, config.upstreamTls),
 ): Promise<Gateway> {
   const shutdown = new AbortController();
+  const metrics = new GatewayMetrics();
   const health = healthHandler(upstream.transport, formatAddress(config.upstream));
   const scenes = scenesHandler(config.scenesDir);
   const files = staticHandler(config.staticDir);
@@ -53,7 +57,7 @@ export async function startGateway(
     grpc: false,
     readMaxBytes: maxMessageBytes,
     writeMaxBytes: maxMessageBytes,
-    routes: (router) => forwardServices(router, services, upstream.transport, shutdown.signal),
+    routes: (router) => forwardServices(router, services, upstream.transport, shutdown.signal, metrics),
     // The server below is node:http, so requests are HTTP/1.1 ones.
     fallback: (req, res) => guarded(other, req as IncomingMessage, res as ServerResponse),
   });
@@ -63,9 +67,16 @@ export async function startGateway(
   secure?.watch(server as SecureServer);
   await listen(server, config.listen.host, config.listen.port);
   const { address, port } = server.address() as AddressInfo;
+  const metricsServer = config.metricsListen
+    ? await serveMetrics(metrics, config.metricsListen).catch((error: unknown) => {
+        server.close();
+        throw error;
+      })
+    : undefined;
 
   return {
     url: `${secure ? "https" : "http"}://${formatAddress({ host: address, port })}/`,
+    metricsUrl: metricsServer?.url,
     close: async () => {
       secure?.unwatch();
       const closed = new Promise<void>((done) => server.close(() => done()));
@@ -74,6 +85,7 @@ export async function startGateway(
       const cut = setTimeout(() => server.closeAllConnections(), drainMs);
       await closed;
       clearTimeout(cut);
+      await metricsServer?.close();
       upstream.close();
     },
   };

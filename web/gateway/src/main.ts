@@ -21,6 +21,7 @@ async function main(): Promise<number> {
     `linkage-gateway serving ${gateway.url} (linkaged at ${formatAddress(config.upstream)}, ` +
       `viewer from ${config.staticDir}, scenes from ${config.scenesDir})`,
   );
+  if (gateway.metricsUrl) console.log(`linkage-gateway metrics at ${gateway.metricsUrl}`);
   // The handlers stay: a second signal during shutdown (Ctrl-C reaches a
   // whole process group, scripts/run.sh then sends SIGTERM) must not kill
   // the process before its streams are ended.

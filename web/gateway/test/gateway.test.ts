@@ -23,6 +23,7 @@ beforeAll(async () => {
     listen: { host: "127.0.0.1", port: 0 },
     staticDir: join(repo, "web", "app", "dist"),
     scenesDir,
+    metricsListen: { host: "127.0.0.1", port: 0 },
   });
 });
 
@@ -242,3 +243,89 @@ describe("bad input", () => {
 async function errorCode(response: Response): Promise<string> {
   return ((await response.json()) as { code: string }).code;
 }
+
+describe("metrics", () => {
+  type Labels = Record<string, string>;
+  interface Sample {
+    name: string;
+    labels: Labels;
+    value: number;
+  }
+
+  // The page at --metrics-listen, sample by sample (label values unescaped).
+  async function scrape(): Promise<Sample[]> {
+    const response = await fetch(gateway.metricsUrl ?? "");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    const samples: Sample[] = [];
+    for (const line of (await response.text()).split("\n")) {
+      if (line === "" || line.startsWith("#")) continue;
+      const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+      expect(match, line).not.toBeNull();
+      const labels: Labels = {};
+      for (const [, key, value] of (match?.[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g))
+        labels[key] = value.replace(/\\(.)/g, (_, c: string) => (c === "n" ? "\n" : c));
+      samples.push({ name: match?.[1] ?? "", labels, value: Number(match?.[3]) });
+    }
+    return samples;
+  }
+
+  function value(samples: Sample[], name: string, labels: Labels = {}): number {
+    const found = samples.find(
+      (s) =>
+        s.name === name &&
+        Object.keys(s.labels).length === Object.keys(labels).length &&
+        Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+    );
+    return found?.value ?? 0;
+  }
+
+  const getWorld = "/linkage.v1.WorldService/GetWorld";
+  const streamState = "/linkage.v1.WorldService/StreamState";
+
+  it("counts the calls forwarded by procedure and code, and a stream's messages", async () => {
+    const before = await scrape();
+    const api = clientsOf(browserProtocols.connect(gateway.url));
+    await api.world.getWorld({ world: "default" });
+    await api.world.getWorld({ world: "default" });
+    expect((await rejection(api.world.getWorld({ world: "no-such-world" }))).code).toBe(Code.NotFound);
+    const cancel = new AbortController();
+    let frames = 0;
+    await rejection(
+      (async () => {
+        for await (const _ of api.world.streamState({ world: "default" }, { signal: cancel.signal }))
+          if (++frames === 3) cancel.abort();
+      })(),
+    );
+
+    const delta = (after: Sample[], name: string, labels: Labels = {}) =>
+      value(after, name, labels) - value(before, name, labels);
+    // The stream is counted once the gateway has seen the browser go.
+    let after = await scrape();
+    for (let i = 0; i < 100 && delta(after, "linkage_gateway_requests_total", { procedure: streamState, code: "CANCELLED" }) === 0; i++) {
+      await new Promise((wait) => setTimeout(wait, 20));
+      after = await scrape();
+    }
+    expect(delta(after, "linkage_gateway_requests_total", { procedure: getWorld, code: "OK" })).toBe(2);
+    expect(delta(after, "linkage_gateway_requests_total", { procedure: getWorld, code: "NOT_FOUND" })).toBe(1);
+    expect(delta(after, "linkage_gateway_request_duration_seconds_count", { procedure: getWorld })).toBe(3);
+    expect(delta(after, "linkage_gateway_requests_total", { procedure: streamState, code: "CANCELLED" })).toBe(1);
+    expect(delta(after, "linkage_gateway_request_duration_seconds_count", { procedure: streamState })).toBe(1);
+    // The one being written when the browser left may be counted too.
+    const relayed = delta(after, "linkage_gateway_stream_messages_total", { procedure: streamState });
+    expect(relayed).toBeGreaterThanOrEqual(3);
+    expect(relayed).toBeLessThanOrEqual(4);
+    expect(value(after, "linkage_gateway_streams_open")).toBe(value(before, "linkage_gateway_streams_open"));
+    // Node's own, under the gateway's prefix.
+    expect(after.some((s) => s.name === "linkage_gateway_process_resident_memory_bytes")).toBe(true);
+  });
+
+  it("names every procedure with its path and every code by gRPC's name", async () => {
+    const calls = (await scrape()).filter((s) => s.name === "linkage_gateway_requests_total");
+    expect(calls.length).toBeGreaterThan(0);
+    for (const s of calls) {
+      expect(s.labels.procedure).toMatch(/^\/linkage\.v1\.\w+Service\/\w+$/);
+      expect(s.labels.code).toMatch(/^[A-Z_]+$/);
+    }
+  });
+});
