@@ -36,9 +36,10 @@ awk 'NF != 4 { print "line " NR " has " NF " fields: " $0; bad = 1; next }
      $4 < 0 || $4 > 1e-3 { print "max |C| implausible: " $0; bad = 1 }
      { tick = $1; time = $2 }
      END { exit bad }' lines.txt || fail "piped samples (above)"
-# A running world's clock keeps up with the wall's: 1.5 s is about 1.5 s of world time.
+# The samples follow a running world: 1.5 s of the wall's clock is up to
+# 1.5 s of the world's (less when a busy machine makes ticks overrun).
 span=$(awk 'NR == 1 { t0 = $2 } { t = $2 } END { print t - t0 }' lines.txt)
-awk -v s="$span" 'BEGIN { exit !(s > 0.5 && s < 2.5) }' || fail "the samples span $span s of world time in 1.5 s"
+awk -v s="$span" 'BEGIN { exit !(s > 0.1 && s < 2.0) }' || fail "the samples span $span s of world time in 1.5 s"
 
 # --- --once and --json ---
 once=$(lc world watch pend --once) || fail "--once exited $?"
