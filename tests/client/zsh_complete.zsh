@@ -14,10 +14,12 @@ local script=$1 line=$2
 # The setup, sourced in one line (the interactive shell reads it all at once).
 local setup=$(mktemp)
 trap 'rm -f $setup' EXIT
-cat >$setup <<'SETUP'
+# compinit first (it empties compprefuncs and comppostfuncs), its dump beside
+# the script: made by the first run, read by the next.
+print -r -- "autoload -Uz compinit && compinit -u -d ${(q)script:h}/.zcompdump" >$setup
+cat >>$setup <<'SETUP'
 PROMPT= RPROMPT=
 unset zle_bracketed_paste
-autoload -Uz compinit && compinit -u -D
 zmodload zsh/zutil
 bindkey '^I' complete-word
 zstyle ':completion:*' insert-tab false
