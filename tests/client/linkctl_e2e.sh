@@ -35,9 +35,12 @@ fails() {
 
 # --- help at every level ---
 ok --help; has "Examples:"; has "world"
-for noun in world body constraint force scene batch watch stats health pause resume step reset; do ok $noun --help; has "Examples:"; done
+for noun in world body constraint force scene batch watch stats health pause resume step reset completion; do ok $noun --help; has "Examples:"; done
 ok constraint add distance --help; has "--length"
 ok constraint add trajectory --help; has "--amplitude"
+ok world watch --help; has "--seconds"; has "world WORLD"
+fails 3 "A subcommand is required" completion
+fails 3 "fish" completion fish
 
 # --- health (the container's HEALTHCHECK) ---
 ok health; has "SERVING"
