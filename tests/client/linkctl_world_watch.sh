@@ -2,8 +2,9 @@
 # linkctl world watch against a real linkaged, on a pendulum (a 1 kg bob on a
 # 1 m rod, let go level with its pivot): piped, one line per sample with
 # rising ticks and times, an energy that stays where it started and a small
-# max |C|; --once, --json, a world that does not exist, a world deleted while
-# watched, --seconds as a bound; and in a terminal (script(1)), the plot drawn
+# max |C|; --once, --json, a world the server paused as diverged (why, as a
+# '#' line), a world that does not exist, a world deleted while watched,
+# --seconds as a bound; and in a terminal (script(1)), the plot drawn
 # in place, the cursor hidden while it runs and shown again after Ctrl-C.
 set -u
 source "$(dirname "$0")/common.sh" "$@"
@@ -47,6 +48,16 @@ once=$(lc world watch pend --once) || fail "--once exited $?"
 lc --json world watch pend --once | jq -e '(.tick > 0) and (.time > 0) and (.energy | type == "number")
                                          and (.max_error >= 0)' >/dev/null || fail "--json --once"
 LINKCTL_WORLD=pend lc world watch --once >/dev/null || fail "the world from --world (LINKCTL_WORLD)"
+
+# --- a world the server paused as diverged: why, once, as a '#' line ---
+lc world create strict --max-error 1e-12 >/dev/null &&
+  lc --world strict body add --name pivot --motion fixed --pos 0,0 >/dev/null &&
+  lc --world strict body add --name bob --pos 1,0 --mass 1 >/dev/null &&
+  lc --world strict constraint add distance --a pivot --b bob --length 1 >/dev/null || fail "building a strict world"
+for _ in $(seq 50); do lc world get strict | grep -q "halted" && break; sleep 0.1; done
+halted=$(lc world watch strict --seconds 0.5) || fail "watching a halted world exited $?"
+[ "$(grep -c '^# halted: tick [0-9]* diverged' <<<"$halted")" -eq 1 ] && grep -qv '^#' <<<"$halted" ||
+  fail "a halted world's lines: '$halted'"
 
 # --- errors ---
 lc world watch nowhere --once >/dev/null 2>err.txt; rc=$?
