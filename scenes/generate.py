@@ -63,9 +63,13 @@ def exact(substeps=1):
     return settings
 
 
-# Contacts: Box2D's method and iterations (8 velocity, 3 position), 60 Hz.
-def contacts():
-    return {"tick_rate": 60, "dynamics": "DYNAMICS_SEQUENTIAL_IMPULSES", "contacts": True}
+# Contacts: Box2D's method and iterations (8 velocity, 3 position), 60 Hz;
+# substeps and other settings where a scene needs them.
+def contacts(substeps=1, **more):
+    settings = {"tick_rate": 60, "dynamics": "DYNAMICS_SEQUENTIAL_IMPULSES", "contacts": True, **more}
+    if substeps > 1:
+        settings["substeps"] = substeps
+    return settings
 
 
 # --- building blocks -----------------------------------------------------------
@@ -346,6 +350,88 @@ def box_stack(s, n=10, ox=0.0):
            material={"restitution": 0.8})
 
 
+def ground(s, name="ground", x=0.0, half_width=10.0, **fields):
+    s.body(name, kind="BODY_KIND_RIGID", motion="MOTION_FIXED", position=v(x, -0.5),
+           shape={"box": {"half_width": half_width, "half_height": 0.5}}, **fields)
+
+
+# Box2D's pyramid benchmark (bench/contact_bench.cpp builds the same): rows of
+# unit boxes (half side 0.5) 1.125 apart, 20 at the base, 210 in all.
+def pyramid(s, base=20):
+    ground(s, half_width=40.0)
+    for row in range(base):
+        for i in range(base - row):
+            s.body(f"box-{row + 1}-{i + 1}", kind="BODY_KIND_RIGID", position=v((i - (base - row - 1) * 0.5) * 1.125,
+                                                                               0.5 + row),
+                   shape={"box": {"half_width": 0.5, "half_height": 0.5}})
+
+
+# Five disks hung side by side on rods from the world, the first lifted by
+# `lift` radians: restitution 1, so each swing passes through the row to the
+# last ball (the rods only join each disk to the world, so the disks still
+# collide with each other). They hang `gap` apart, more than the contact
+# margin: sequential impulses solve balls that already touch as one group
+# that meets with no approach speed (inelastically), while balls apart meet
+# one pair at a time, each with its approach speed and so its bounce.
+def newtons_cradle(s, n=5, radius=0.1, length=1.0, lift=math.radians(30), gap=0.01):
+    for i in range(n):
+        px = (i - (n - 1) / 2) * (2 * radius + gap)
+        x, y = px, 1.0 - length
+        if i == 0:
+            x, y = px - length * math.sin(lift), 1.0 - length * math.cos(lift)
+        s.body(f"ball-{i + 1}", kind="BODY_KIND_RIGID", position=v(x, y), shape={"disk": {"radius": radius}},
+               density=100.0, material={"friction": 0.0, "restitution": 1.0})
+        s.constraint("distance", f"rod-{i + 1}", a={}, b=ref(f"ball-{i + 1}"), anchor_a=v(px, 1.0))
+
+
+# Two ramps at `angle`, each with a box resting on it: on the first the pair's
+# friction is 0.3 < tan(angle), so the box slides down at
+# g (sin(angle) - 0.3 cos(angle)); on the second 0.8 > tan(angle) holds it.
+def box_on_ramp(s, angle=math.radians(30)):
+    c, sn = math.cos(angle), math.sin(angle)
+    for k, (mu, ox) in enumerate(((0.3, -2.0), (0.8, 2.0))):
+        ramp, box = f"ramp-{k + 1}", f"box-{k + 1}"
+        cx, cy = ox, 1.0
+        s.body(ramp, kind="BODY_KIND_RIGID", motion="MOTION_FIXED", position=v(cx, cy), angle=num(angle),
+               shape={"box": {"half_width": 2.0, "half_height": 0.1}}, material={"friction": mu})
+        # Up the slope by 1 m, on the ramp's top face (its normal is (-sin, cos)).
+        along, up = 1.0, 0.1 + 0.2
+        s.body(box, kind="BODY_KIND_RIGID", position=v(cx + along * c - up * sn, cy + along * sn + up * c),
+               angle=num(angle), shape={"box": {"half_width": 0.2, "half_height": 0.2}}, material={"friction": mu})
+    ground(s)
+
+
+# A box of walls 7 m wide holding 500 disks (radius 0.1) dropped in rows:
+# bench/contact_bench.cpp's ball pit.
+def ball_pit(s, n=500):
+    s.body("floor", kind="BODY_KIND_RIGID", motion="MOTION_FIXED", position=v(0, -0.5),
+           shape={"box": {"half_width": 4.0, "half_height": 0.5}})
+    for name, x in (("wall-left", -3.75), ("wall-right", 3.75)):
+        s.body(name, kind="BODY_KIND_RIGID", motion="MOTION_FIXED", position=v(x, 4.0),
+               shape={"box": {"half_width": 0.25, "half_height": 4.0}})
+    for i in range(n):
+        s.body(f"ball-{i + 1}", kind="BODY_KIND_RIGID", position=v(-3.0 + 0.25 * (i % 25), 0.2 + 0.25 * (i // 25)),
+               shape={"disk": {"radius": 0.1}})
+
+
+# An eccentric cam (a disk of radius r turning about a pin `e` from its
+# centre, driven by a motor at `speed`) lifts a flat follower held upright
+# on the vertical line through the pin (a slider and a fixed angle): the
+# follower rides on the cam's top, r + e above the pin at the highest and
+# r - e at the lowest, and gravity keeps it there (e speed^2 < g).
+def cam_follower(s, ox=0.0, oy=0.0, p="", r=0.5, e=0.2, speed=math.pi):
+    cam, follower = p + "cam", p + "follower"
+    s.body(cam, kind="BODY_KIND_RIGID", position=v(ox + e, oy), angular_velocity=num(speed),
+           velocity=v(0, e * speed), shape={"disk": {"radius": r}})
+    s.constraint("pin", p + "cam-pin", a={}, b=ref(cam), anchor_a=v(ox, oy), anchor_b=v(-e, 0))
+    s.constraint("motor", p + "cam-motor", a={}, b=ref(cam), speed=num(speed))
+    s.body(follower, kind="BODY_KIND_RIGID", position=v(ox, oy + r + 0.1 + 0.001),
+           shape={"box": {"half_width": 0.3, "half_height": 0.1}}, material={"friction": 0.1})
+    s.constraint("point_on_line", p + "follower-slider", a={}, b=ref(follower), anchor_a=v(ox, oy),
+                 axis=v(0, 1))
+    s.constraint("relative_angle", p + "follower-upright", a={}, b=ref(follower))
+
+
 def main():
     scenes = {}
 
@@ -417,6 +503,35 @@ def main():
               "reaches 0.64 of the height before.", contacts())
     box_stack(s)
     scenes["box_stack.json"] = s
+
+    s = Scene("Box pyramid", "Box2D's pyramid benchmark: 210 unit boxes in rows from 20 at the base to 1 "
+              "at the top, standing on the ground (contacts, sequential impulses at 8/3 iterations).",
+              contacts())
+    pyramid(s)
+    scenes["pyramid.json"] = s
+
+    s = Scene("Newton's cradle", "Five heavy disks on rods, a centimetre apart, restitution 1: the first "
+              "swings in from 30 degrees and the last one swings out, the three between nearly still "
+              "(4 substeps, a 5 mm contact margin).", contacts(4, contact_margin=0.005))
+    newtons_cradle(s)
+    scenes["newtons_cradle.json"] = s
+
+    s = Scene("Box on a ramp", "Two boxes on 30-degree ramps: with friction 0.3 (< tan 30) the left one "
+              "slides down at g (sin 30 - 0.3 cos 30) = 2.36 m/s^2; with 0.8 the right one stays put.",
+              contacts())
+    box_on_ramp(s)
+    scenes["box_on_ramp.json"] = s
+
+    s = Scene("Ball pit", "500 disks dropped in rows into a box 7 m wide, settling into a heap "
+              "(contacts, sequential impulses; bench/contact_bench.cpp's ball pit).", contacts())
+    ball_pit(s)
+    scenes["ball_pit.json"] = s
+
+    s = Scene("Cam and follower", "An eccentric cam turned by a motor lifts a flat follower held upright "
+              "on a vertical slider: contacts and joints together, the follower riding the cam's top "
+              "0.4 m up and down every 2 s.", contacts(4))
+    cam_follower(s)
+    scenes["cam_follower.json"] = s
 
     for file, scene in scenes.items():
         scene.write(file)

@@ -38,8 +38,11 @@ std::vector<fs::path> scene_files() {
 // start already turning at their motors' speed, so there is no start-up
 // transient. A scene not listed here fails: every new scene states its bound.
 const std::map<std::string, double> kMaxError = {
+    {"ball_pit", 1e-12},         // contacts only: no constraint rows
     {"bead_on_wire", 2e-7},      // RK4 (2.7e-8)
-    {"box_stack", 1e-12},        // contacts only: no constraint rows
+    {"box_on_ramp", 1e-12},      // contacts only
+    {"box_stack", 1e-12},        // contacts only
+    {"cam_follower", 1e-4},      // sequential impulses, 4 substeps: a pin, a slider, an angle (1.8e-5)
     {"chain", 1e-9},             // projected (1.0e-10)
     {"cloth", 1e-9},             // projected (9.9e-11)
     {"crank_slider", 1e-8},      // RK4 (9.8e-10)
@@ -47,7 +50,9 @@ const std::map<std::string, double> kMaxError = {
     {"double_pendulum", 5e-7},   // RK4 (9.5e-8)
     {"four_bar", 1e-8},          // RK4 (1.1e-9)
     {"pendulum", 1e-7},          // RK4 (1.0e-8)
+    {"newtons_cradle", 1e-3},    // sequential impulses, 4 substeps: rods (1.5e-4)
     {"pendulums_3d", 1e-9},      // projected, 3D (1.0e-10)
+    {"pyramid", 1e-12},          // contacts only
     {"rack_and_pinion", 1e-10},  // RK4 (4.3e-13)
     {"springs_vs_rods", 1e-9},   // projected (1.0e-10)
 };
@@ -68,7 +73,8 @@ TEST(SceneFiles, ThereAreScenes) {
   std::set<std::string> stems;
   for (const auto& f : files) stems.insert(f.stem().string());
   for (const char* required : {"pendulum", "double_pendulum", "chain", "cloth", "bead_on_wire", "rack_and_pinion",
-                               "crank_slider", "four_bar", "springs_vs_rods", "demo", "pendulums_3d"})
+                               "crank_slider", "four_bar", "springs_vs_rods", "demo", "pendulums_3d", "box_stack",
+                               "pyramid", "newtons_cradle", "box_on_ramp", "ball_pit", "cam_follower"})
     EXPECT_TRUE(stems.contains(required)) << required;
 }
 
@@ -132,6 +138,130 @@ TEST(SceneFiles, TheBoxStackStandsAndItsBallBounces) {
   EXPECT_EQ(w.body(ball).value().material.restitution, 0.8);
   EXPECT_LT(std::abs(w.body(top).value().position.x() - start.x()), 0.01);
   EXPECT_NEAR(w.body(top).value().position.y(), start.y(), 0.05);
+}
+
+// A contact scene loaded as a client would (LoadScene), with its bodies by name.
+struct ContactScene {
+  explicit ContactScene(const std::string& stem) {
+    Result<v1::Scene> scene = parse_scene_json(read_file(fs::path(LINKAGE_SCENES_DIR) / (stem + ".json")));
+    EXPECT_TRUE(scene) << scene.error().message;
+    Result<LoadedScene> loaded = load_scene(scene.value());
+    EXPECT_TRUE(loaded) << loaded.error().message;
+    world = std::move(loaded.value().world);
+    names = std::move(loaded.value().names);
+    EXPECT_TRUE(world.settings().contacts);
+  }
+  BodyInfo body(const std::string& name) const { return world.body(names.find_body(name).value()).value(); }
+  // The deepest overlap of the last step's contacts (m, ≥ 0).
+  double deepest() const {
+    double d = 0.0;
+    for (const ContactInfo& c : world.contacts()) d = std::min(d, c.separation);
+    return -d;
+  }
+  World world = World::create().value();
+  Names names;
+};
+
+// Box2D's pyramid stands: its top box moves less than 1 cm from 1 s to 10 s,
+// and no pair overlaps by more than a centimetre.
+TEST(ContactScenes, ThePyramidStands) {
+  ContactScene s("pyramid");
+  ASSERT_EQ(s.world.bodies().size(), 211u);
+  Vec3 settled = Vec3::Zero();
+  double deepest = 0.0;
+  for (int i = 1; i <= 600; ++i) {
+    s.world.step();
+    deepest = std::max(deepest, s.deepest());
+    if (i == 60) settled = s.body("box-20-1").position;
+  }
+  const Vec3 top = s.body("box-20-1").position;
+  EXPECT_LT((top - settled).norm(), 0.01) << "the top box drifted";
+  EXPECT_GT(top.y(), 19.4) << "the pyramid sank or fell";
+  EXPECT_LT(deepest, 0.01);  // 6.3 mm here
+}
+
+// Newton's cradle: the first ball's momentum passes through the row to the
+// last (98 %), the middle ones hardly move, and (restitution 1) the energy
+// mostly stays and never grows.
+TEST(ContactScenes, TheCradlePassesTheMomentumThrough) {
+  ContactScene s("newtons_cradle");
+  const double e0 = s.world.diagnostics().total_energy();
+  double v_in = 0.0, v_out = 0.0, v_middle = 0.0;
+  bool hit = false;
+  for (int i = 0; i < 60; ++i) {
+    s.world.step();
+    const double v1 = s.body("ball-1").velocity.x(), v5 = s.body("ball-5").velocity.x();
+    if (!hit && v1 > v_in) v_in = v1;
+    hit = hit || v5 > 0.01;
+    if (hit) {
+      v_out = std::max(v_out, v5);
+      for (const char* m : {"ball-2", "ball-3", "ball-4"}) v_middle = std::max(v_middle, std::abs(s.body(m).velocity.x()));
+    }
+  }
+  ASSERT_TRUE(hit) << "the last ball never moved";
+  EXPECT_GT(v_in, 1.0) << "the first ball should come in faster than the restitution threshold";
+  EXPECT_GT(v_out, 0.98 * v_in);
+  EXPECT_LT(v_middle, 0.05 * v_in);
+  for (int i = 0; i < 540; ++i) s.world.step();
+  EXPECT_LT(s.world.diagnostics().total_energy(), e0 * 1.01) << "energy grew";
+  // What the middle balls keep of each pass meets again without a bounce
+  // (12 % over 10 s here).
+  EXPECT_GT(s.world.diagnostics().total_energy(), e0 * 0.8) << "energy lost";
+}
+
+// The box on the slippery ramp slides at g (sin θ − μ cos θ); the other,
+// with μ > tan θ, stays.
+TEST(ContactScenes, OneBoxSlidesAndOneStaysOnTheRamps) {
+  ContactScene s("box_on_ramp");
+  const double theta = std::atan(1.0 / std::sqrt(3.0)), g = 9.81;
+  const Vec3 along(std::cos(theta), std::sin(theta), 0.0);
+  const Vec3 start1 = s.body("box-1").position, start2 = s.body("box-2").position;
+  for (int i = 0; i < 60; ++i) s.world.step();  // 1 s
+  const double t = s.world.time();
+  const double slid = -(s.body("box-1").position - start1).dot(along);
+  const double expected = g * (std::sin(theta) - 0.3 * std::cos(theta));  // 2.36 m/s²
+  EXPECT_NEAR(slid / (0.5 * t * t), expected, 0.05 * expected);  // 2.40 here
+  for (int i = 0; i < 120; ++i) s.world.step();
+  EXPECT_LT((s.body("box-2").position - start2).norm(), 0.005) << "the box with friction 0.8 moved";
+}
+
+// 500 disks settle in their box: all inside it, none deep in another, all
+// but still after 10 s.
+TEST(ContactScenes, TheBallPitSettlesInItsBox) {
+  ContactScene s("ball_pit");
+  double deepest = 0.0;
+  for (int i = 0; i < 600; ++i) {
+    s.world.step();
+    deepest = std::max(deepest, s.deepest());
+  }
+  int inside = 0;
+  double fastest = 0.0;
+  for (int i = 1; i <= 500; ++i) {
+    const BodyInfo b = s.body("ball-" + std::to_string(i));
+    inside += std::abs(b.position.x()) < 3.5 && b.position.y() > 0.0 && b.position.y() < 8.0;
+    fastest = std::max(fastest, b.velocity.norm());
+  }
+  EXPECT_EQ(inside, 500);
+  EXPECT_LT(deepest, 0.05) << "as they land (2.9 cm here), a quarter of a radius";
+  EXPECT_LT(fastest, 0.5) << "the heap should have settled in 10 s";
+}
+
+// The follower rides on the cam: its bottom at the cam's top (the cam's
+// centre + r) through five turns, and on its slider's line.
+TEST(ContactScenes, TheFollowerRidesTheCam) {
+  ContactScene s("cam_follower");
+  double worst_gap = 0.0, worst_x = 0.0, low = 1e9, high = -1e9;
+  for (int i = 0; i < 600; ++i) {
+    s.world.step();
+    const BodyInfo cam = s.body("cam"), follower = s.body("follower");
+    worst_gap = std::max(worst_gap, std::abs((follower.position.y() - 0.1) - (cam.position.y() + 0.5)));
+    worst_x = std::max(worst_x, std::abs(follower.position.x()));
+    low = std::min(low, follower.position.y());
+    high = std::max(high, follower.position.y());
+  }
+  EXPECT_LT(worst_gap, 0.006) << "the follower left the cam or sank into it";
+  EXPECT_LT(worst_x, 1e-4);
+  EXPECT_NEAR(high - low, 0.4, 0.02) << "the cam's lift is 2 e";
 }
 
 }  // namespace
