@@ -231,6 +231,51 @@ async function readScene(stem: string) {
   return fromJson(SceneSchema, JSON.parse(await readFile(join(repo, "scenes", `${stem}.json`), "utf8")) as JsonValue);
 }
 
+describe("the viewer with contacts", () => {
+  it("draws contact points when C turns them on, and adds walls and a ground", async () => {
+    const world = "e2e-contacts";
+    const page = await open(`/?world=${world}&scene=box_stack`);
+    await page.waitForFunction(() => window.linkage.bodies().length === 12);
+    // Off by default: the stream does not even carry them.
+    expect(await page.evaluate(() => [window.linkage.showContacts, window.linkage.contacts().length])).toEqual([false, 0]);
+    await page.keyboard.press("c");
+    // Ten boxes resting on each other and the ground: at least two points a box.
+    await page.waitForFunction(() => window.linkage.showContacts && window.linkage.contacts().length >= 20, undefined, SOON);
+    const contacts = await page.evaluate(() => window.linkage.contacts());
+    expect(contacts.some((c) => c.normalImpulse > 0)).toBe(true);
+    await page.screenshot({ path: join(artifacts, "contacts.png") });
+    await page.locator("[data-testid=show-contacts]").click();
+    await page.waitForFunction(() => !window.linkage.showContacts && window.linkage.contacts().length === 0, undefined, SOON);
+
+    // The Wall tool: a line dragged across empty space is a fixed segment there.
+    await page.locator("[data-testid=tool-wall]").click();
+    const from = await page.evaluate(() => window.linkage.toScreen(-4, 2));
+    const to = await page.evaluate(() => window.linkage.toScreen(-2, 3));
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    await page.mouse.move(to.x, to.y, { steps: 5 });
+    await page.mouse.up();
+    await expect
+      .poll(async () => (await server.body.listBodies({ world })).bodies.find((b) => b.def?.shape?.shape.case === "segment"), SOON)
+      .toBeDefined();
+    const bodies = (await server.body.listBodies({ world })).bodies;
+    const segment = bodies.find((b) => b.def?.shape?.shape.case === "segment")!;
+    expect(segment.def?.motion).toBe(Motion.FIXED);
+    expect(segment.def!.position!.x).toBeCloseTo(-3, 1);
+    expect(segment.def!.position!.y).toBeCloseTo(2.5, 1);
+
+    // Ground: a fixed box whose top is under everything the world held.
+    await page.locator("[data-testid=add-ground]").click();
+    await expect.poll(async () => (await server.body.listBodies({ world })).bodies.length, SOON).toBe(14);
+    const ground = (await server.body.listBodies({ world })).bodies.at(-1)!;
+    const box = ground.def?.shape?.shape;
+    expect(box?.case).toBe("box");
+    expect(ground.def?.motion).toBe(Motion.FIXED);
+    if (box?.case === "box") expect(ground.def!.position!.y + box.value.halfHeight).toBeLessThanOrEqual(-1 + 1e-9);
+    await page.close();
+  });
+});
+
 describe("the viewer's first minute", () => {
   it("frames a world of 3D particles when it opens", async () => {
     const world = "e2e-cloud";
@@ -296,7 +341,7 @@ describe("the viewer's first minute", () => {
     await expect(help.isVisible()).resolves.toBe(true);
     const text = await help.innerText();
     for (const tool of await page.locator("[data-tool]").all()) expect(text).toContain(await tool.innerText());
-    for (const key of ["Space", "Esc", "Delete"]) expect(text).toContain(key);
+    for (const key of ["Space", "Esc", "Delete", "contact points"]) expect(text).toContain(key);
     await page.keyboard.press("Escape");
     await expect(help.isVisible()).resolves.toBe(false);
     await page.locator("[data-testid=help-button]").click();

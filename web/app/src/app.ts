@@ -4,6 +4,7 @@
 import type { WorldSettings } from "@linkage/client/proto/world_pb";
 import type { Client } from "@linkage/client";
 import type { ColorMode } from "./colors";
+import { contactGlyphs } from "./contact-glyphs";
 import { bodyPosition } from "./geometry";
 import type { Target } from "./hit";
 import { Playback } from "./interpolate";
@@ -35,6 +36,8 @@ export class App {
   selected: Target | null = null;
   hover: Target | null = null;
   colorMode: ColorMode = "force";
+  // Contact points and normals drawn (their stream asked for only while on).
+  showContacts = false;
   tool: ToolFeedback = { overlays: () => [], highlight: () => [] };
   // The pose last drawn: what the user sees and points at.
   shown: Pose | null = null;
@@ -121,6 +124,21 @@ export class App {
     url.searchParams.delete("scene");
     window.history.replaceState(null, "", url);
     for (const f of this.worldListeners) f(world);
+    this.openStream(world);
+  }
+
+  // Shows or hides the contacts: the stream is opened again, asking for them
+  // or not (its first frame holds the whole topology, which the model takes
+  // in stride), so a viewer that does not show them does not pay for them.
+  setContacts(on: boolean): void {
+    if (on === this.showContacts) return;
+    this.showContacts = on;
+    if (!this.world) return;
+    this.stream?.stop();
+    this.openStream(this.world);
+  }
+
+  private openStream(world: string): void {
     this.stream = new WorldStream(this.api, world, {
       snapshot: (s) => {
         if (s.world !== this.world) return;
@@ -138,7 +156,7 @@ export class App {
         this.messages.info(`world ${name} no longer exists; showing default`);
         void this.open("default");
       },
-    });
+    }, this.showContacts);
   }
 
   private streamState(state: StreamState, detail?: string): void {
@@ -218,6 +236,7 @@ export class App {
       hover: this.hover,
       highlight: this.tool.highlight(),
       overlays: this.tool.overlays(),
+      contacts: this.showContacts ? contactGlyphs(frame.contacts) : [],
     });
     this.plots.refresh();
     const now = performance.now();

@@ -40,5 +40,11 @@ export function installHook(app: App, plots: Plots): void {
     plotSamples() {
       return plots.samples;
     },
+    get showContacts() {
+      return app.showContacts;
+    },
+    contacts() {
+      return (app.latest?.contacts ?? []).map((c) => ({ a: c.a, b: c.b, x: c.point[0], y: c.point[1], normalImpulse: c.normalImpulse }));
+    },
   };
 }

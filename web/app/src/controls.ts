@@ -19,7 +19,7 @@ const POLL_MS = 2000;
 // The picker's entry for a world that holds none of the scene files.
 const NO_SCENE = "(edited or new)";
 
-const KEYS: Record<string, ToolName> = { d: "drag", s: "select", i: "impulse", r: "rod", p: "pin", k: "spring", l: "slider", b: "body" };
+const KEYS: Record<string, ToolName> = { d: "drag", s: "select", i: "impulse", r: "rod", p: "pin", k: "spring", l: "slider", b: "body", w: "wall" };
 
 function $<T extends HTMLElement>(id: string): T {
   return document.getElementById(id) as T;
@@ -148,6 +148,7 @@ export class Controls {
       b.addEventListener("click", () => this.tools.setTool(b.dataset.tool as ToolName));
     }
     $("delete").addEventListener("click", () => void this.tools.deleteSelected());
+    $("add-ground").addEventListener("click", () => void this.tools.addGround());
   }
 
   private showTool(tool: ToolName): void {
@@ -166,6 +167,13 @@ export class Controls {
       r.addEventListener("change", () => r.checked && show(r.value as ColorMode));
     }
     show("force");
+    const contacts = $<HTMLInputElement>("show-contacts");
+    contacts.checked = false;
+    contacts.addEventListener("change", () => {
+      this.app.setContacts(contacts.checked);
+      // The keys (C among them) keep working after a click on the box.
+      contacts.blur();
+    });
   }
 
   // The token field: kept for the tab's session (sessionStorage, as
@@ -193,6 +201,7 @@ export class Controls {
       else if (key === "escape") this.tools.cancel();
       else if (key === "delete" || key === "backspace") void this.tools.deleteSelected();
       else if (key === "f") this.app.refit();
+      else if (key === "c") $<HTMLInputElement>("show-contacts").click();
       else if (key === "n") $("step").click();
       else if (key === " ") {
         if (this.app.latest?.paused) void this.app.call("resume", () => api.resume({ world }));

@@ -72,6 +72,12 @@ export function bodyRadius(b: BodyInfo): number {
       return Math.hypot(s.halfWidth, s.halfHeight);
     case "polygon":
       return Math.max(0, ...s.vertices.map(([x, y]) => Math.hypot(x, y)));
+    case "capsule":
+      return s.halfLength + s.radius;
+    case "segment":
+      return Math.max(Math.hypot(...s.a), Math.hypot(...s.b));
+    // Endless: framed by its position alone.
+    case "plane":
     case "none":
       return 0;
   }

@@ -7,6 +7,7 @@ const OTHER_KEYS: [string, string][] = [
   ["Space", "pause or resume the world"],
   ["N", "step it (by the ticks beside Step)"],
   ["F", "fit the view to the scene"],
+  ["C", "show contact points and their normals, coloured by normal impulse (off by default)"],
   ["Esc", "cancel a half-made rod, pin, spring or slider"],
   ["Delete", "delete the selection (also Backspace)"],
   ["?", "this help"],

@@ -24,7 +24,22 @@ export function bodyDistance(info: BodyInfo, pose: Pose, p: P3): number {
       return Math.hypot(Math.max(0, Math.abs(x) - s.halfWidth), Math.max(0, Math.abs(y) - s.halfHeight));
     case "polygon":
       return polygonDistance(s.vertices, x, y);
+    case "capsule":
+      return Math.max(0, segmentDistance([-s.halfLength, 0], [s.halfLength, 0], x, y) - s.radius);
+    case "segment":
+      return segmentDistance(s.a, s.b, x, y);
+    case "plane":
+      // The solid side is away from the normal: inside is 0.
+      return Math.max(0, x * s.normal[0] + y * s.normal[1]);
   }
+}
+
+function segmentDistance([ax, ay]: [number, number], [bx, by]: [number, number], x: number, y: number): number {
+  const ex = bx - ax;
+  const ey = by - ay;
+  const len2 = ex * ex + ey * ey;
+  const t = len2 > 0 ? Math.min(1, Math.max(0, ((x - ax) * ex + (y - ay) * ey) / len2)) : 0;
+  return Math.hypot(x - ax - ex * t, y - ay - ey * t);
 }
 
 function polygonDistance(v: [number, number][], x: number, y: number): number {

@@ -9,6 +9,10 @@ export interface LinkageHook {
   constraints(): { id: string; name: string; type: string; bodies: (string | null)[] }[];
   toScreen(x: number, y: number, z?: number): { x: number; y: number };
   plotSamples(): number;
+  // Whether contacts are shown, and the newest snapshot's contact points
+  // (none while they are not).
+  readonly showContacts: boolean;
+  contacts(): { a: string; b: string; x: number; y: number; normalImpulse: number }[];
 }
 
 declare global {

@@ -4,7 +4,7 @@
 // draw of each object; and each snapshot's packed columns as a Frame (what
 // it is *doing*). Nothing here touches the DOM, so it is unit-tested.
 import { create } from "@bufbuild/protobuf";
-import { constraintRows, Mirror, type ConstraintRows } from "@linkage/client";
+import { constraintRows, contactPoints, Mirror, type ConstraintRows, type ContactPoint } from "@linkage/client";
 import type { Body } from "@linkage/client/proto/body_pb";
 import { BodyKind, Motion } from "@linkage/client/proto/body_pb";
 import type { Constraint, ConstraintDef } from "@linkage/client/proto/constraint_pb";
@@ -17,6 +17,12 @@ export type Shape =
   | { kind: "disk"; radius: number }
   | { kind: "box"; halfWidth: number; halfHeight: number }
   | { kind: "polygon"; vertices: [number, number][] }
+  // A stadium along the body's x axis; a segment from a to b (body frame);
+  // the boundary of a half-space through the body's centre, solid away from
+  // its normal (body frame).
+  | { kind: "capsule"; radius: number; halfLength: number }
+  | { kind: "segment"; a: [number, number]; b: [number, number] }
+  | { kind: "plane"; normal: [number, number, number] }
   | { kind: "none" };
 
 // Drag cursors (kinematic particles a viewer moves under the mouse) are
@@ -86,6 +92,8 @@ export interface Frame extends Pose {
   velocity: number[];
   constraints: Map<Key, RowValues>;
   diagnostics: DiagnosticsSample | null;
+  // The tick's contact points (a stream asked for contacts; else none).
+  contacts: ContactPoint[];
   // performance.now() when it arrived, for interpolation.
   receivedAt: number;
 }
@@ -108,6 +116,14 @@ function shapeOf(body: Body): Shape {
       return { kind: "box", halfWidth: s.value.halfWidth, halfHeight: s.value.halfHeight };
     case "polygon":
       return { kind: "polygon", vertices: s.value.vertices.map((v) => [v.x, v.y] as [number, number]) };
+    case "capsule":
+      return { kind: "capsule", radius: s.value.radius, halfLength: s.value.halfLength };
+    case "segment":
+      return { kind: "segment", a: [s.value.a?.x ?? 0, s.value.a?.y ?? 0], b: [s.value.b?.x ?? 0, s.value.b?.y ?? 0] };
+    case "plane": {
+      const n = s.value.normal;
+      return { kind: "plane", normal: [n?.x ?? 0, n?.y ?? 0, n?.z ?? 0] };
+    }
     default:
       return { kind: "none" };
   }
@@ -204,6 +220,7 @@ export class SceneModel extends Mirror<BodyInfo, ConstraintInfo, SpringInfo> {
       angle: s.angle,
       constraints: constraintRows(s),
       diagnostics: diagnosticsOf(s),
+      contacts: contactPoints(s),
       receivedAt,
     };
   }

@@ -6,7 +6,7 @@ import { Dynamics, Integrator, LinearSolver, type WorldSettings, type WorldSetti
 import type { App } from "./app";
 
 type Settings = MessageInitShape<typeof WorldSettingsSchema>;
-type Key = "dynamics" | "integrator" | "solver" | "tickRate" | "substeps" | "feedbackStiffness" | "feedbackDamping" | "baumgarte" | "projectPositions" | "projectVelocities";
+type Key = "dynamics" | "integrator" | "solver" | "tickRate" | "substeps" | "feedbackStiffness" | "feedbackDamping" | "baumgarte" | "projectPositions" | "projectVelocities" | "contacts";
 
 type Field =
   | { key: Key; label: string; kind: "enum"; options: [number, string][]; title?: string }
@@ -44,6 +44,7 @@ const FIELDS: Field[] = [
   { key: "baumgarte", label: "Baumgarte β", kind: "number", min: 0, title: "position feedback of the impulse methods, 0 to 1" },
   { key: "projectPositions", label: "SHAKE", kind: "bool", title: "project positions onto C = 0 after each step" },
   { key: "projectVelocities", label: "RATTLE", kind: "bool", title: "project velocities onto J v = 0 after each step" },
+  { key: "contacts", label: "contacts", kind: "bool", title: "bodies with shapes collide (sequential impulses)" },
 ];
 
 export class SettingsPanel {

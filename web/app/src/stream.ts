@@ -33,7 +33,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export class WorldStream {
   private readonly abort = new AbortController();
 
-  constructor(private readonly client: Client, readonly world: string, private readonly on: StreamHandlers) {
+  // `contacts`: the frames carry contact points (the viewer's contacts toggle).
+  constructor(
+    private readonly client: Client,
+    readonly world: string,
+    private readonly on: StreamHandlers,
+    private readonly contacts = false,
+  ) {
     void this.run();
   }
 
@@ -48,7 +54,7 @@ export class WorldStream {
       try {
         if (attempt > 0) await this.client.world.getWorld({ world: this.world }, { signal });
         this.on.state("connecting");
-        const stream = this.client.stream(this.world, { constraints: true, diagnostics: true, signal });
+        const stream = this.client.stream(this.world, { constraints: true, diagnostics: true, contacts: this.contacts, signal });
         let first = true;
         for await (const s of stream) {
           if (first) {

@@ -1,6 +1,7 @@
 // The mouse tools. Everything they change goes through the API, so every
 // client watching the world sees it on its next frame. Two-body tools take
 // two clicks: a body, then another body or empty space (the world).
+import type { BodyDefInit } from "@linkage/client";
 import { BodyKind, Motion } from "@linkage/client/proto/body_pb";
 import type { App, ToolFeedback } from "./app";
 import { BodyDrag } from "./drag";
@@ -8,10 +9,11 @@ import { bodyPosition, toLocal, toWorld, type P3 } from "./geometry";
 import type { Target } from "./hit";
 import { keyId, type Key } from "./ids";
 import { linkDef, ref, xyz, type LinkTool, type Pick } from "./links";
+import { groundDef, wallDef } from "./static-bodies";
 import type { Pose } from "./scene-model";
 import type { Overlay } from "./view";
 
-export const TOOLS = ["drag", "select", "impulse", "rod", "pin", "spring", "slider", "body"] as const;
+export const TOOLS = ["drag", "select", "impulse", "rod", "pin", "spring", "slider", "body", "wall"] as const;
 export type ToolName = (typeof TOOLS)[number];
 
 // Δv per metre of the arrow drawn with the impulse tool.
@@ -28,6 +30,7 @@ export const HINTS: Record<ToolName, string> = {
   spring: "Click a body, then another, or empty space for the world: a spring (k, c below) at its current length.",
   slider: "Click where the line starts (a body, or empty space for the world), then the body that slides along it.",
   body: "Click empty space to add a body there (a disk in 2D, a particle in 3D); Shift-click for a fixed one.",
+  wall: "Drag a line: a fixed wall (a segment) along it, for contacts (2D). Ground adds a fixed floor under the scene.",
 };
 
 // New bodies are this many pixels across at the current zoom.
@@ -37,7 +40,8 @@ const NEW_BODY_PX = 14;
 type Gesture =
   | { kind: "pan"; x: number; y: number }
   | { kind: "drag"; drag: BodyDrag }
-  | { kind: "impulse"; body: Key; grab: P3; from: P3; to: P3 };
+  | { kind: "impulse"; body: Key; grab: P3; from: P3; to: P3 }
+  | { kind: "wall"; from: P3; to: P3 };
 
 
 export class Tools implements ToolFeedback {
@@ -80,6 +84,7 @@ export class Tools implements ToolFeedback {
   overlays(): Overlay[] {
     const g = this.gesture;
     if (g?.kind === "impulse") return [{ kind: "arrow", from: g.from, to: g.to }];
+    if (g?.kind === "wall") return [{ kind: "line", from: g.from, to: g.to }];
     if (this.first && this.cursor) return [{ kind: "line", from: this.anchorPoint(this.first), to: this.cursor }];
     return [];
   }
@@ -181,6 +186,14 @@ export class Tools implements ToolFeedback {
         this.claim(e);
         void this.addBody(point, e.shiftKey);
         return;
+      case "wall":
+        if (!is2d) {
+          this.app.messages.info("walls are for 2D worlds; in 3D, Ground adds a plane");
+          return;
+        }
+        this.claim(e);
+        this.gesture = { kind: "wall", from: point, to: point };
+        return;
       default: {
         if (!body && !this.first && this.tool !== "slider") break;
         this.claim(e);
@@ -210,7 +223,7 @@ export class Tools implements ToolFeedback {
       g.drag.move(this.worldAt(x, y, depth));
       return;
     }
-    if (g?.kind === "impulse") {
+    if (g?.kind === "impulse" || g?.kind === "wall") {
       g.to = this.worldAt(x, y, g.from);
       return;
     }
@@ -256,6 +269,29 @@ export class Tools implements ToolFeedback {
     this.gesture = null;
     if (g?.kind === "drag") g.drag.end();
     if (g?.kind === "impulse") void this.impulse(g);
+    if (g?.kind === "wall") void this.addStatic("wall", wallDef(g.from, g.to, this.metresPerPixel() * NEW_BODY_PX));
+  }
+
+  // Adds a fixed floor under the scene (a box in 2D, a plane in 3D).
+  async addGround(): Promise<void> {
+    const pose = this.pose();
+    if (!pose) return;
+    await this.addStatic("ground", groundDef(this.app.model, pose, this.app.view.dimension));
+  }
+
+  private async addStatic(what: string, body: BodyDefInit | null): Promise<void> {
+    if (!body) return;
+    const world = this.app.world;
+    const made = await this.app.call(`add ${what}`, () => this.app.api.body.createBody({ world, body }));
+    if (made && !this.app.model.settings?.contacts)
+      this.app.messages.info(`${what} added; contacts are off in this world: tick contacts under Solver to make bodies collide`);
+  }
+
+  private metresPerPixel(): number {
+    const view = this.app.view;
+    const a = view.toWorld(0, 0);
+    const b = view.toWorld(1, 0, a);
+    return Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
   }
 
   private async impulse(g: Extract<Gesture, { kind: "impulse" }>): Promise<void> {

@@ -1,6 +1,7 @@
 // What the rest of the app needs from a view, 2D canvas or 3D: draw a pose,
 // map between world and screen, and pick what is under the cursor.
 import type { ColorMode } from "./colors";
+import type { ContactGlyph } from "./contact-glyphs";
 import type { P3 } from "./geometry";
 import type { Target } from "./hit";
 import type { Key } from "./ids";
@@ -19,6 +20,8 @@ export interface DrawState {
   hover: Target | null;
   highlight: Key[];
   overlays: Overlay[];
+  // Contact points and normals to draw (none while the toggle is off).
+  contacts: ContactGlyph[];
 }
 
 export interface View {

@@ -4,13 +4,17 @@ import { Motion } from "@linkage/client/proto/body_pb";
 import { Camera2D } from "./camera2d";
 import { largestForce, magnitude, rampCss, rampPosition } from "./colors";
 import { constraintPrims, springPrims, type Prim } from "./constraint-geometry";
+import type { ContactGlyph } from "./contact-glyphs";
 import { bodyAngle, bodyPosition, sceneBounds, type P3 } from "./geometry";
 import { pickBody, pickLink, type Target } from "./hit";
-import type { BodyInfo, Pose, SceneModel } from "./scene-model";
+import type { BodyInfo, Pose, SceneModel, Shape } from "./scene-model";
 import type { DrawState, Overlay, View } from "./view";
 
 const PICK_PX = 6;
 const MARKER_PX = 5;
+// A contact's dot radius and its normal's length on screen, whatever the zoom.
+const CONTACT_DOT_PX = 3;
+const CONTACT_NORMAL_PX = 18;
 
 export const PALETTE = {
   background: "#10151b",
@@ -120,7 +124,26 @@ export class View2D implements View {
       const mark = same(s.selected, l.target.kind, l.target.id) ? PALETTE.selected : same(s.hover, l.target.kind, l.target.id) ? PALETTE.hover : null;
       this.drawPrims(l.prims, l.color, false, mark);
     }
+    this.drawContacts(s.contacts);
     for (const o of s.overlays) this.drawOverlay(o);
+  }
+
+  private drawContacts(contacts: ContactGlyph[]): void {
+    const ctx = this.ctx;
+    ctx.lineWidth = 2;
+    for (const g of contacts) {
+      const p = this.toScreen(g.point);
+      const color = rampCss(g.t);
+      ctx.beginPath();
+      ctx.moveTo(p.x, p.y);
+      ctx.lineTo(p.x + g.normal[0] * CONTACT_NORMAL_PX, p.y - g.normal[1] * CONTACT_NORMAL_PX);
+      ctx.strokeStyle = color;
+      ctx.stroke();
+      ctx.beginPath();
+      ctx.arc(p.x, p.y, CONTACT_DOT_PX, 0, 2 * Math.PI);
+      ctx.fillStyle = color;
+      ctx.fill();
+    }
   }
 
   private drawGrid(): void {
@@ -190,19 +213,24 @@ export class View2D implements View {
     ctx.translate(c.x, c.y);
     // Screen y points down, so the world's counter-clockwise angle is negated.
     ctx.rotate(-bodyAngle(pose, id));
-    ctx.beginPath();
-    if (shape.kind === "disk") ctx.arc(0, 0, shape.radius * scale, 0, 2 * Math.PI);
-    else if (shape.kind === "box") {
-      ctx.rect(-shape.halfWidth * scale, -shape.halfHeight * scale, 2 * shape.halfWidth * scale, 2 * shape.halfHeight * scale);
-    } else {
-      shape.vertices.forEach(([x, y], i) => (i ? ctx.lineTo(x * scale, -y * scale) : ctx.moveTo(x * scale, -y * scale)));
-      ctx.closePath();
+    // A segment has no inside: it is drawn as a thick line.
+    const line = shape.kind === "segment";
+    shapePath(ctx, shape, scale, 0, this.reach() * scale);
+    if (!line) {
+      ctx.fillStyle = fixed ? PALETTE.fixedFill : PALETTE.dynamicFill;
+      ctx.fill();
     }
-    ctx.fillStyle = fixed ? PALETTE.fixedFill : PALETTE.dynamicFill;
-    ctx.fill();
-    ctx.lineWidth = 1.5;
+    ctx.lineWidth = line ? 3 : 1.5;
     ctx.strokeStyle = fixed ? PALETTE.fixedStroke : motion === Motion.KINEMATIC ? PALETTE.kinematicStroke : PALETTE.dynamicStroke;
     if (motion === Motion.KINEMATIC) ctx.setLineDash([5, 3]);
+    if (shape.kind === "plane") {
+      // The surface alone, not the far edges of the half-space drawn.
+      ctx.beginPath();
+      const [tx, ty] = [-shape.normal[1], shape.normal[0]];
+      const far = this.reach() * scale;
+      ctx.moveTo(-tx * far, ty * far);
+      ctx.lineTo(tx * far, -ty * far);
+    }
     ctx.stroke();
     ctx.setLineDash([]);
     if (shape.kind === "disk") {
@@ -213,15 +241,8 @@ export class View2D implements View {
       ctx.stroke();
     }
     if (mark) {
-      ctx.beginPath();
-      if (shape.kind === "disk") ctx.arc(0, 0, shape.radius * scale + 2, 0, 2 * Math.PI);
-      else if (shape.kind === "box") {
-        ctx.rect(-shape.halfWidth * scale - 2, -shape.halfHeight * scale - 2, 2 * shape.halfWidth * scale + 4, 2 * shape.halfHeight * scale + 4);
-      } else {
-        shape.vertices.forEach(([x, y], i) => (i ? ctx.lineTo(x * scale, -y * scale) : ctx.moveTo(x * scale, -y * scale)));
-        ctx.closePath();
-      }
-      this.outline(mark, 2);
+      shapePath(ctx, shape, scale, 2, this.reach() * scale);
+      this.outline(mark, line ? 6 : 2);
     }
     ctx.restore();
   }
@@ -304,6 +325,55 @@ export class View2D implements View {
     ctx.setLineDash(o.kind === "line" ? [4, 4] : []);
     this.outline(PALETTE.overlay, 2);
     ctx.setLineDash([]);
+  }
+}
+
+// A rigid body's outline in its own frame, in pixels (y up made y down),
+// `grow` px larger; a plane's half-space `far` px deep and wide.
+function shapePath(ctx: CanvasRenderingContext2D, shape: Shape, scale: number, grow: number, far: number): void {
+  ctx.beginPath();
+  switch (shape.kind) {
+    case "disk":
+      ctx.arc(0, 0, shape.radius * scale + grow, 0, 2 * Math.PI);
+      break;
+    case "box": {
+      const w = shape.halfWidth * scale + grow;
+      const h = shape.halfHeight * scale + grow;
+      ctx.rect(-w, -h, 2 * w, 2 * h);
+      break;
+    }
+    case "polygon":
+      shape.vertices.forEach(([x, y], i) => (i ? ctx.lineTo(x * scale, -y * scale) : ctx.moveTo(x * scale, -y * scale)));
+      ctx.closePath();
+      break;
+    case "capsule": {
+      const l = shape.halfLength * scale;
+      const r = shape.radius * scale + grow;
+      ctx.moveTo(-l, -r);
+      ctx.lineTo(l, -r);
+      ctx.arc(l, 0, r, -Math.PI / 2, Math.PI / 2);
+      ctx.lineTo(-l, r);
+      ctx.arc(-l, 0, r, Math.PI / 2, (3 * Math.PI) / 2);
+      ctx.closePath();
+      break;
+    }
+    case "segment":
+      ctx.moveTo(shape.a[0] * scale, -shape.a[1] * scale);
+      ctx.lineTo(shape.b[0] * scale, -shape.b[1] * scale);
+      break;
+    case "plane": {
+      // The surface through the centre, and the solid side away from the normal.
+      const [nx, ny] = shape.normal;
+      const [tx, ty] = [-ny, nx];
+      ctx.moveTo(-tx * far, ty * far);
+      ctx.lineTo(tx * far, -ty * far);
+      ctx.lineTo(tx * far - nx * far, -ty * far + ny * far);
+      ctx.lineTo(-tx * far - nx * far, ty * far + ny * far);
+      ctx.closePath();
+      break;
+    }
+    case "none":
+      break;
   }
 }
 

@@ -266,6 +266,12 @@ export class View3D implements View {
       const rgb = mark("spring", sp.id) ?? SPRING;
       for (const [a, b] of this.segments(springPrims(sp, s.pose))) segs.push([a, b, rgb]);
     }
+    // Contact normals, as long as a tenth of the scene's size.
+    for (const g of s.contacts) {
+      const len = this.dotRadius * 4;
+      const tip: P3 = [g.point[0] + g.normal[0] * len, g.point[1] + g.normal[1] * len, g.point[2] + g.normal[2] * len];
+      segs.push([g.point, tip, rampColor(g.t).map((v) => v / 255) as Rgb]);
+    }
     for (const o of s.overlays) segs.push([o.from, o.to, SELECTED]);
 
     const positions = new Float32Array(segs.length * 6);

@@ -6,7 +6,7 @@ function frame(tick: number, ids: string[], position: number[], angle: number[],
   return {
     world: "w", tick, time: tick / 60, paused: false, topologyVersion: 1, dimension, ids,
     slot: new Map(ids.map((id, i) => [id, i])), position, velocity: [], angle,
-    constraints: new Map(), diagnostics: null, receivedAt,
+    constraints: new Map(), diagnostics: null, contacts: [], receivedAt,
   };
 }
 
