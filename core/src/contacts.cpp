@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "ball_contacts.hpp"
 #include "collision/broad_phase.hpp"
 #include "collision/plane.hpp"
 
@@ -19,27 +20,29 @@ collision::Pose pose_of(const BodyRecord& b, const Eigen::VectorXd& q) {
   return collision::Pose::at(p, b.kind == BodyKind::rigid ? q[b.offset + 2] : 0.0);
 }
 
-// Box2D's filter rule (body.hpp's Filter).
-bool may_touch(const Filter& a, const Filter& b) {
-  if (a.group != 0 && a.group == b.group) return a.group > 0;
-  return (a.category & b.mask) != 0 && (b.category & a.mask) != 0;
-}
-
-// The pairs of bodies a constraint joins: they do not collide (a hinge's two
-// links overlap where they meet).
-std::set<std::pair<int, int>> joined(const WorldModel& m) {
-  std::set<std::pair<int, int>> out;
-  for (const ConstraintRecord& c : m.constraints)
-    if (c.body_a >= 0 && c.body_b >= 0) out.emplace(std::min(c.body_a, c.body_b), std::max(c.body_a, c.body_b));
-  return out;
-}
-
 Vec2 to_local(const collision::Pose& pose, const Vec2& w) {
   const Vec2 r = w - pose.p;
   return {pose.c * r.x() + pose.s * r.y(), -pose.s * r.x() + pose.c * r.y()};
 }
 
 }  // namespace
+
+bool may_touch(const Filter& a, const Filter& b) {
+  if (a.group != 0 && a.group == b.group) return a.group > 0;
+  return (a.category & b.mask) != 0 && (b.category & a.mask) != 0;
+}
+
+std::set<std::pair<int, int>> joined_pairs(const WorldModel& m) {
+  std::set<std::pair<int, int>> out;
+  for (const ConstraintRecord& c : m.constraints)
+    if (c.body_a >= 0 && c.body_b >= 0) out.emplace(std::min(c.body_a, c.body_b), std::max(c.body_a, c.body_b));
+  return out;
+}
+
+std::unique_ptr<Contacts> find_contacts(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h) {
+  if (m.settings.dimension == 3) return std::make_unique<BallContacts>(m, d, v, h);
+  return std::make_unique<ContactSolver>(m, d, v, h);
+}
 
 void ContactSolver::set_position_manifold(Point& p, const collision::Pose& pa, const collision::Pose& pb, double radius_a,
                                           double radius_b) {
@@ -77,7 +80,7 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
     hulls.push_back(std::move(hull));
     shaped.push_back(i);
   }
-  const std::set<std::pair<int, int>> pairs_joined = joined(m);
+  const std::set<std::pair<int, int>> pairs_joined = joined_pairs(m);
   const auto may_collide = [&](int a, int b) {
     const BodyRecord& ra = m.bodies[static_cast<std::size_t>(a)];
     const BodyRecord& rb = m.bodies[static_cast<std::size_t>(b)];
@@ -154,7 +157,8 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
                                      [](const ContactRecord& c, const auto& k) { return c.key() < k; });
     if (it == d.contacts.end() || it->key() != key || !s.warm_start) continue;
     p.normal_impulse = it->normal_impulse;
-    p.tangent_impulse = it->tangent_impulse;
+    const Vec2 t = perp(p.normal);
+    p.tangent_impulse = it->friction_impulse.x() * t.x() + it->friction_impulse.y() * t.y();
   }
 }
 
@@ -331,8 +335,11 @@ double ContactSolver::correct_positions(Eigen::VectorXd& q) const {
 void ContactSolver::store(std::vector<ContactRecord>& out) const {
   out.clear();
   out.reserve(points_.size());
-  for (const Point& p : points_)
-    out.push_back({p.id_a, p.id_b, p.feature, p.point, p.normal, p.separation, p.normal_impulse, p.tangent_impulse});
+  for (const Point& p : points_) {
+    const Vec2 friction = p.tangent_impulse * perp(p.normal);
+    out.push_back({p.id_a, p.id_b, p.feature, Vec3(p.point.x(), p.point.y(), 0.0), Vec3(p.normal.x(), p.normal.y(), 0.0),
+                   p.separation, p.normal_impulse, Vec3(friction.x(), friction.y(), 0.0)});
+  }
   std::sort(out.begin(), out.end(), [](const ContactRecord& x, const ContactRecord& y) { return x.key() < y.key(); });
 }
 

@@ -8,6 +8,9 @@
 // does), so that a speculative contact, met before it touches, still bounces.
 // Overlap beyond the slop is removed by position sweeps, not by velocity.
 
+#include <memory>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "collision/manifold.hpp"
@@ -15,23 +18,45 @@
 
 namespace linkage {
 
-class ContactSolver {
+// A step's contacts as the sequential-impulse step drives them, in either
+// dimension: 2D shapes here (ContactSolver), 3D balls and planes in
+// ball_contacts.hpp.
+class Contacts {
+ public:
+  virtual ~Contacts() = default;
+  // v += W Jᵀ λ of the warm-start impulses.
+  virtual void warm_start(Eigen::VectorXd& v) const = 0;
+  // One Gauss–Seidel sweep over the contacts: friction, then the normal rows.
+  virtual void sweep(Eigen::VectorXd& v) = 0;
+  // The bounce: approaching points that pushed get −e times their approach speed.
+  virtual void restitute(Eigen::VectorXd& v) = 0;
+  // One nonlinear Gauss–Seidel sweep on positions against the overlap beyond
+  // the slop (Box2D's position solver); the worst separation it saw.
+  virtual double correct_positions(Eigen::VectorXd& q) const = 0;
+  // The impulses for the next step's warm start and World::contacts, sorted by key.
+  virtual void store(std::vector<ContactRecord>& out) const = 0;
+};
+
+// Box2D's filter rule (body.hpp's Filter).
+bool may_touch(const Filter& a, const Filter& b);
+// The pairs of bodies a constraint joins (dense indices, smaller first): they
+// do not collide (a hinge's two links overlap where they meet).
+std::set<std::pair<int, int>> joined_pairs(const WorldModel& m);
+
+// The step's contacts at (d.q, v), warm-started from d.contacts, for a world
+// whose settings ask for contacts.
+std::unique_ptr<Contacts> find_contacts(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h);
+
+class ContactSolver final : public Contacts {
  public:
   // Finds the step's contacts at (d.q, v) and warm-starts them from d.contacts.
   ContactSolver(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h);
 
-  // v += W Jᵀ λ of the warm-start impulses.
-  void warm_start(Eigen::VectorXd& v) const;
-  // One Gauss–Seidel sweep over the manifolds: friction, then the normal rows.
-  void sweep(Eigen::VectorXd& v);
-  // The bounce: approaching points that pushed get −e times their approach speed.
-  void restitute(Eigen::VectorXd& v);
-  // One nonlinear Gauss–Seidel sweep on positions against the overlap beyond
-  // the slop (Box2D's position solver); the worst separation it saw.
-  double correct_positions(Eigen::VectorXd& q) const;
-  // The impulses for the next step's warm start and World::contacts.
-  void store(std::vector<ContactRecord>& out) const;
-  bool empty() const { return points_.empty(); }
+  void warm_start(Eigen::VectorXd& v) const override;
+  void sweep(Eigen::VectorXd& v) override;
+  void restitute(Eigen::VectorXd& v) override;
+  double correct_positions(Eigen::VectorXd& q) const override;
+  void store(std::vector<ContactRecord>& out) const override;
 
  private:
   // A body as the velocity sweeps need it, copied once per step.

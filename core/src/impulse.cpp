@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 #include "body_view.hpp"
 #include "contacts.hpp"
@@ -210,8 +209,8 @@ void sequential_impulses(const WorldModel& m, WorldData& d, Workspace& ws, doubl
   SequentialImpulses si(ws, v, h);
   // Contacts are found at the step's start and solved beside the joints in
   // every sweep, joints first (as Box2D orders them).
-  std::optional<ContactSolver> contacts;
-  if (s.contacts) contacts.emplace(m, d, v, h);
+  std::unique_ptr<Contacts> contacts;
+  if (s.contacts) contacts = find_contacts(m, d, v, h);
   si.warm_start(v);
   if (contacts) contacts->warm_start(v);
   // Velocity sweeps: J v + b = 0, warm-started; their impulses are stored

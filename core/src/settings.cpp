@@ -148,7 +148,6 @@ Status validate(const WorldSettings& s) {
     return invalid_argument("max_correction", "must be > 0, got " + number_text(s.max_correction));
   if (s.threads < 1 || s.threads > kMaxThreads)
     return invalid_argument("threads", "must be 1 to " + std::to_string(kMaxThreads) + ", got " + std::to_string(s.threads));
-  if (s.contacts && s.dimension != 2) return invalid_argument("contacts", "need a 2D world (3D contacts are not built yet)");
   if (s.contacts && s.dynamics != Dynamics::sequential_impulses)
     return invalid_argument("contacts", "only the sequential_impulses dynamics solves contacts so far");
   LINKAGE_CHECK(check_nonnegative("contact_margin", s.contact_margin));

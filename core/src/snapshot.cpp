@@ -74,7 +74,7 @@ template <class A> void describe(A& a, Of<BodyRecord> auto& r) {
     r.angular_damping, r.material, r.filter);
 }
 template <class A> void describe(A& a, Of<ContactRecord> auto& c) {
-  a(c.a, c.b, c.feature, c.point, c.normal, c.separation, c.normal_impulse, c.tangent_impulse);
+  a(c.a, c.b, c.feature, c.point, c.normal, c.separation, c.normal_impulse, c.friction_impulse);
 }
 template <class A> void describe(A& a, Of<DistanceDef> auto& c) { a(c.a, c.b, c.anchor_a, c.anchor_b, c.length); }
 template <class A> void describe(A& a, Of<RopeDef> auto& c) { a(c.a, c.b, c.anchor_a, c.anchor_b, c.max_length); }

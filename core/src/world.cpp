@@ -303,8 +303,10 @@ std::vector<ContactInfo> World::contacts() const {
   std::vector<ContactInfo> out;
   out.reserve(p_->data.contacts.size());
   for (const ContactRecord& c : p_->data.contacts)
-    out.push_back({c.a, c.b, Vec3(c.point.x(), c.point.y(), 0.0), Vec3(c.normal.x(), c.normal.y(), 0.0), c.separation,
-                   c.normal_impulse, c.tangent_impulse});
+    out.push_back({c.a, c.b, c.point, c.normal, c.separation, c.normal_impulse,
+                   settings().dimension == 2 ? c.friction_impulse.dot(Vec3(-c.normal.y(), c.normal.x(), 0.0))
+                                      : c.friction_impulse.norm(),
+                   c.friction_impulse});
   return out;
 }
 

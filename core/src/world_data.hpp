@@ -87,9 +87,10 @@ struct ConstraintState {
 struct ContactRecord {
   BodyId a, b;
   std::uint32_t feature = 0;
-  Vec2 point = Vec2::Zero(), normal = Vec2::UnitX();  // world frame; the normal from a to b
+  Vec3 point = Vec3::Zero(), normal = Vec3::UnitX();  // world frame; the normal from a to b (z = 0 in 2D)
   double separation = 0.0;                            // m, when the step found it
-  double normal_impulse = 0.0, tangent_impulse = 0.0; // N·s over the step
+  double normal_impulse = 0.0;                        // N·s over the last substep
+  Vec3 friction_impulse = Vec3::Zero();               // N·s, world frame, across the normal
 
   auto key() const { return std::tuple(a, b, feature); }
 };

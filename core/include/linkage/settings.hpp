@@ -108,7 +108,8 @@ struct WorldSettings {
   double projection_tolerance = 1e-10;  // in each row's unit (m, rad)
   int projection_max_iterations = 50;
 
-  // Contacts: bodies with shapes collide (2D worlds, sequential impulses).
+  // Contacts: bodies with shapes collide (sequential impulses): in 2D every
+  // shape, in 3D balls (particles' disks) and planes.
   bool contacts = false;
   double contact_margin = 0.02;        // m: contacts are found this far before they touch (speculative)
   double contact_slop = 0.005;         // m: overlap left alone, so that stacks rest without jitter

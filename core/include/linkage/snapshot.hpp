@@ -22,7 +22,7 @@
 namespace linkage {
 
 // The format's version: decode reads this one only.
-inline constexpr unsigned kSnapshotFormat = 1;
+inline constexpr unsigned kSnapshotFormat = 2;
 
 std::string encode(const WorldState& state);
 Result<WorldState> decode(std::string_view bytes);

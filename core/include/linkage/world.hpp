@@ -47,7 +47,9 @@ struct ContactInfo {
   double separation = 0.0;     // m, when the step found it (< 0: overlapping)
   // Over the step's last substep (dt / substeps): divided by it, the force.
   double normal_impulse = 0.0;   // N·s along the normal (≥ 0: contacts push)
-  double tangent_impulse = 0.0;  // N·s of friction, along the normal turned +90°
+  // N·s of friction: in 2D along the normal turned +90°, in 3D its size.
+  double tangent_impulse = 0.0;
+  Vec3 friction_impulse = Vec3::Zero();  // N·s, the friction impulse itself (world frame)
 };
 
 struct ForceInfo {
