@@ -5,7 +5,8 @@
 # theirs), waits for their health checks, drives the server with the host's
 # linkctl (a world, two bodies, a rod, streamed snapshots; refused without
 # the token or without TLS), asks the gateway over HTTPS for the viewer and
-# an API call, then stops both with SIGTERM and asserts clean exits; and
+# an API call, reads both /metrics pages (the session's world and calls
+# counted, refusals by their code), then stops both with SIGTERM and asserts clean exits; and
 # starts the server again and finds its world as it was (--data-dir).
 #
 # Usage: container_smoke.sh LINKCTL ROOT
@@ -80,7 +81,10 @@ refused=$?
 # --- run both in one pod: the gateway reaches linkaged on the pod's loopback ---
 GRPC_PORT=$(free_port)
 WEB_PORT=$(free_port)
-podman pod create --name "$POD" -p "127.0.0.1:$GRPC_PORT:50051" -p "127.0.0.1:$WEB_PORT:8080" >/dev/null
+METRICS_PORT=$(free_port)
+WEB_METRICS_PORT=$(free_port)
+podman pod create --name "$POD" -p "127.0.0.1:$GRPC_PORT:50051" -p "127.0.0.1:$WEB_PORT:8080" \
+  -p "127.0.0.1:$METRICS_PORT:9090" -p "127.0.0.1:$WEB_METRICS_PORT:9091" >/dev/null
 # Health checks run on demand below: podman's own timers need systemd, and
 # its complaints that there is none go to a log instead of the output.
 podman run -d --pod "$POD" --name "$POD-server" "${MOUNT[@]}" \
@@ -133,6 +137,21 @@ C -f -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{
 code=$(C -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' -d '{"world":"smoke"}' \
   "$WEB/linkage.v1.WorldService/GetWorld")
 [ "$code" = "401" ] || fail "GetWorld through the gateway without a token answered HTTP $code, not 401"
+
+# --- /metrics of both, served by the images' defaults (plain HTTP on 9090 and 9091) ---
+M=$(curl -sf "http://127.0.0.1:$METRICS_PORT/metrics") || fail "GET linkaged's /metrics"
+echo "$M" >"$ART/linkaged-metrics.txt"
+grep -qx 'linkage_world_bodies{world="smoke"} 2' <<<"$M" || fail "linkaged's metrics lack the world's 2 bodies"
+grep -qx 'linkage_world_constraints{world="smoke"} 1' <<<"$M" || fail "linkaged's metrics lack the world's rod"
+grep -Eq '^linkage_rpc_requests_total\{code="UNAUTHENTICATED",method="/linkage.v1.WorldService/ListWorlds"\} [1-9]' <<<"$M" ||
+  fail "linkaged's metrics lack the refused world list"
+grep -Eq '^linkage_world_frames_sent_total\{world="smoke"\} [1-9]' <<<"$M" || fail "linkaged's metrics lack the frames watched"
+W=$(curl -sf "http://127.0.0.1:$WEB_METRICS_PORT/metrics") || fail "GET the gateway's /metrics"
+echo "$W" >"$ART/gateway-metrics.txt"
+grep -qx 'linkage_gateway_requests_total{procedure="/linkage.v1.WorldService/GetWorld",code="OK"} 1' <<<"$W" ||
+  fail "the gateway's metrics lack its GetWorld"
+grep -qx 'linkage_gateway_requests_total{procedure="/linkage.v1.WorldService/GetWorld",code="UNAUTHENTICATED"} 1' <<<"$W" ||
+  fail "the gateway's metrics lack its refused GetWorld"
 
 # --- SIGTERM: a stream open at the time ends with UNAVAILABLE, both exit 0 ---
 L --world smoke watch --rate 10 >/dev/null 2>"$ART/watch.err" &

@@ -21,7 +21,14 @@ K8S = ROOT / "deploy" / "k8s"
 LINKAGED = os.environ.get("LINKAGED", str(ROOT / "build" / "server" / "linkaged"))
 LINKCTL = os.environ.get("LINKCTL", str(ROOT / "build" / "client" / "linkctl" / "linkctl"))
 
-KNOWN_KINDS = {("v1", "ConfigMap"), ("v1", "Service"), ("apps/v1", "Deployment")}
+KNOWN_KINDS = {
+    ("v1", "ConfigMap"),
+    ("v1", "Service"),
+    ("apps/v1", "Deployment"),
+    ("monitoring.coreos.com/v1", "ServiceMonitor"),
+}
+# Applied by hand where the Prometheus Operator runs (its CRD defines the kind).
+OPTIONAL = {"servicemonitor.yaml"}
 
 
 def documents():
@@ -102,7 +109,8 @@ def test_kustomization_lists_every_manifest():
     kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
     listed = set(kustomization["resources"])
     on_disk = {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml"}
-    assert listed == on_disk
+    assert listed == on_disk - OPTIONAL
+    assert OPTIONAL <= on_disk
     images = {i["name"] for i in kustomization["images"]}
     used = {c["image"] for d in of_kind("Deployment") for c in d["spec"]["template"]["spec"]["containers"]}
     assert used <= images, f"images without a kustomize entry: {used - images}"
@@ -211,6 +219,42 @@ def test_service_selects_the_pods_and_targets_their_ports():
         assert matched, "the Service selects no pod"
         for port in s["spec"]["ports"]:
             assert any(container_port(c, port["targetPort"]) for c in matched[0]), port["name"]
+
+
+def listen_port(env, key):
+    return int(env[key].rsplit(":", 1)[1])
+
+
+def configmap(name):
+    (m,) = [m for m in of_kind("ConfigMap") if m["metadata"]["name"] == name]
+    return m["data"]
+
+
+def test_prometheus_finds_linkaged_by_the_pod_annotations():
+    (d,) = of_kind("Deployment")
+    annotations = d["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/scrape"] == "true"
+    assert annotations["prometheus.io/path"] == "/metrics"
+    server = containers()["linkaged"]
+    port = listen_port(configmap("linkaged-flags"), "LINKAGE_METRICS_LISTEN")
+    assert int(annotations["prometheus.io/port"]) == port == container_port(server, "metrics")
+    assert listen_port(configmap("gateway-flags"), "LINKAGE_WEB_METRICS_LISTEN") == container_port(
+        containers()["gateway"], "web-metrics"
+    )
+
+
+def test_the_servicemonitor_scrapes_both_metrics_ports_through_its_service():
+    (monitor,) = of_kind("ServiceMonitor")
+    selected = [s for s in of_kind("Service")
+                if monitor["spec"]["selector"]["matchLabels"].items() <= s["metadata"].get("labels", {}).items()]
+    assert [s["metadata"]["name"] for s in selected] == ["linkage-metrics"]
+    ports = {p["name"]: p for p in selected[0]["spec"]["ports"]}
+    endpoints = monitor["spec"]["endpoints"]
+    assert {e["port"] for e in endpoints} == ports.keys() == {"metrics", "web-metrics"}
+    assert all(e["path"] == "/metrics" for e in endpoints)
+    # The Service's ports lead to the containers' metrics ports (checked
+    # against the pods by test_service_selects_the_pods_and_targets_their_ports).
+    assert ports["metrics"]["targetPort"] == "metrics" and ports["web-metrics"]["targetPort"] == "web-metrics"
 
 
 def test_compose_binds_loopback_and_gates_the_gateway_on_health():
