@@ -31,6 +31,9 @@ int main(int argc, char** argv) {
   option("--scene", serve.scene, "a scene JSON file to load into the default world");
   option("--log-level", serve.log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  option("--log-format", serve.log_format,
+         "text (spdlog's lines) or json (one object a line: time, level, world, event, message, fields)")
+      ->check(CLI::IsMember({"text", "json"}));
   option("--max-worlds", serve.limits.max_worlds, "worlds on the server")->check(CLI::PositiveNumber);
   option("--max-bodies", serve.limits.world.max_bodies, "bodies per world")->check(CLI::PositiveNumber);
   option("--max-constraints", serve.limits.world.max_constraints, "constraints per world")->check(CLI::PositiveNumber);

@@ -20,6 +20,7 @@ struct ServeOptions {
   ServerLimits limits;
   access::AccessOptions access;            // tokens, TLS, --insecure (access/)
   std::string metrics_listen;              // host:port of /metrics (metrics/); empty: none
+  std::string log_format = "text";         // text or json (log/log.hpp)
   std::string data_dir;                    // worlds kept here (durable/); empty: none
   durable::StoreOptions durability;        // checkpoints in data_dir
 };

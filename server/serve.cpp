@@ -18,6 +18,8 @@
 #include "host/memory_trim.hpp"
 #include "host/policy.hpp"
 #include "linkage/v1/service.grpc.pb.h"
+#include "log/grpc_lines.hpp"
+#include "log/log.hpp"
 #include "metrics/metrics.hpp"
 #include "options.hpp"
 #include "rpc/services.hpp"
@@ -42,9 +44,19 @@ Result<LoadedScene> read_scene_file(const std::string& path, const WorldSettings
   return loaded;
 }
 
+// Start-up stops here: the reason, and linkaged exits 2.
+int refuse(const std::string& message) {
+  log::event(spdlog::level::critical, "server.refused", "", message);
+  return 2;
+}
+
 }  // namespace
 
 int serve(const ServeOptions& options) {
+  log::Format format = log::Format::text;
+  if (!log::parse_format(options.log_format, &format)) return refuse("--log-format: text or json, got " + options.log_format);
+  log::set_format(format);
+  if (format == log::Format::json) log::route_grpc_lines();
   spdlog::set_level(spdlog::level::from_str(options.log_level));
   // Signals are taken by one thread with sigwait, never by a handler.
   sigset_t signals;
@@ -55,25 +67,15 @@ int serve(const ServeOptions& options) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   Result<access::ServerAccess> access = access::prepare_access(options.access, options.listen);
-  if (!access) {
-    spdlog::critical("{}", access.error().message);
-    return 2;
-  }
+  if (!access) return refuse(access.error().message);
 
   // The flags keep to the rules the API keeps to.
-  if (Status ok = check_policy(options.limits.settings); !ok) {
-    spdlog::critical("{}", ok.error().message);
-    return 2;
-  }
-  if (options.limits.min_stream_rate > options.limits.max_stream_rate) {
-    spdlog::critical("--min-stream-rate: must be at most --max-stream-rate ({} Hz), got {} Hz",
-                     options.limits.max_stream_rate, options.limits.min_stream_rate);
-    return 2;
-  }
-  if (Status ok = check_tick_rate(options.tick_rate, options.limits.settings, "--tick-rate"); !ok) {
-    spdlog::critical("{}", ok.error().message);
-    return 2;
-  }
+  if (Status ok = check_policy(options.limits.settings); !ok) return refuse(ok.error().message);
+  if (options.limits.min_stream_rate > options.limits.max_stream_rate)
+    return refuse(fmt::format("--min-stream-rate: must be at most --max-stream-rate ({} Hz), got {} Hz",
+                              options.limits.max_stream_rate, options.limits.min_stream_rate));
+  if (Status ok = check_tick_rate(options.tick_rate, options.limits.settings, "--tick-rate"); !ok)
+    return refuse(ok.error().message);
   const MemoryTrimmer trimmer;
   WorldSettings defaults;
   defaults.dt = 1.0 / options.tick_rate;
@@ -84,10 +86,7 @@ int serve(const ServeOptions& options) {
   std::unique_ptr<durable::DataDir> data;
   if (!options.data_dir.empty()) {
     Result<std::unique_ptr<durable::DataDir>> opened = durable::DataDir::open(options.data_dir, options.durability);
-    if (!opened) {
-      spdlog::critical("--data-dir: {}", opened.error().message);
-      return 2;
-    }
+    if (!opened) return refuse("--data-dir: " + opened.error().message);
     data = std::move(opened.value());
   }
   Registry registry(limits);
@@ -95,13 +94,12 @@ int serve(const ServeOptions& options) {
   std::unique_ptr<metrics::Metrics> metrics;
   if (!options.metrics_listen.empty()) {
     Result<std::unique_ptr<metrics::Metrics>> served = metrics::Metrics::serve(options.metrics_listen, registry);
-    if (!served) {
-      spdlog::critical("{}", served.error().message);
-      return 2;
-    }
+    if (!served) return refuse(served.error().message);
     metrics = std::move(served.value());
     set_world_meter_factory(metrics.get());
-    spdlog::info("metrics on http://{}/metrics (port {})", options.metrics_listen, metrics->port());
+    log::event(spdlog::level::info, "server.metrics", "",
+               fmt::format("metrics on http://{}/metrics (port {})", options.metrics_listen, metrics->port()),
+               {{"listen", options.metrics_listen}, {"port", metrics->port()}});
   }
   if (data) {
     registry.set_data_dir(data.get());
@@ -114,22 +112,14 @@ int serve(const ServeOptions& options) {
     Names names;
     if (!options.scene.empty()) {
       Result<LoadedScene> loaded = read_scene_file(options.scene, defaults, limits.world);
-      if (!loaded) {
-        spdlog::critical("{}", loaded.error().message);
-        return 2;
-      }
-      if (Status ok = check_settings(loaded.value().world.settings(), limits.settings, options.scene + ": settings"); !ok) {
-        spdlog::critical("{}", ok.error().message);
-        return 2;
-      }
+      if (!loaded) return refuse(loaded.error().message);
+      if (Status ok = check_settings(loaded.value().world.settings(), limits.settings, options.scene + ": settings"); !ok)
+        return refuse(ok.error().message);
       world = std::move(loaded.value().world);
       names = std::move(loaded.value().names);
     }
     auto host = registry.create("default", std::move(world), std::move(names), limits.world, false);
-    if (!host) {
-      spdlog::critical("{}", host.error().message);
-      return 2;
-    }
+    if (!host) return refuse(host.error().message);
     if (!options.scene.empty())
       host.value()->post(
           [](WorldHost::State& s) { s.world.mark_reset_point(); },
@@ -146,20 +136,24 @@ int serve(const ServeOptions& options) {
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   services.register_with(builder);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || port == 0) {
-    spdlog::critical("cannot listen on {}", options.listen);
-    return 2;
-  }
+  if (!server || port == 0) return refuse("cannot listen on " + options.listen);
   // Probes may name a service (Kubernetes' grpc probe takes one); the
   // server as a whole ("") is SERVING by default.
   grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();
   for (const char* name : {v1::WorldService::service_full_name(), v1::BodyService::service_full_name(),
                            v1::ConstraintService::service_full_name(), v1::ForceService::service_full_name()})
     health->SetServingStatus(name, true);
-  spdlog::info("access: {}", access.value().summary);
-  spdlog::info("linkaged listening on {} (port {}); worlds tick at {} Hz by default{}{}", options.listen, port,
-               options.tick_rate, options.scene.empty() ? "" : "; default world: " + options.scene,
-               data ? "; worlds kept in " + options.data_dir : "");
+  log::event(spdlog::level::info, "server.access", "", "access: " + access.value().summary,
+             {{"tls", !options.access.tls_cert.empty()}, {"tokens", access.value().tokens != nullptr}});
+  log::event(spdlog::level::info, "server.listening", "",
+             fmt::format("linkaged listening on {} (port {}); worlds tick at {} Hz by default{}{}", options.listen, port,
+                         options.tick_rate, options.scene.empty() ? "" : "; default world: " + options.scene,
+                         data ? "; worlds kept in " + options.data_dir : ""),
+             {{"listen", options.listen},
+              {"port", port},
+              {"tick_rate", options.tick_rate},
+              {"scene", options.scene},
+              {"data_dir", options.data_dir}});
 
   Registry::Clock::time_point worlds_deadline;
   std::thread waiter([&] {
@@ -170,7 +164,9 @@ int serve(const ServeOptions& options) {
       else
         spdlog::info("SIGHUP: nothing to read again (no --tokens)");
     }
-    spdlog::info("{}: ending streams and shutting down", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    const char* name = signal == SIGTERM ? "SIGTERM" : "SIGINT";
+    log::event(spdlog::level::info, "server.stopping", "", fmt::format("{}: ending streams and shutting down", name),
+               {{"signal", name}});
     worlds_deadline = Registry::Clock::now() + kShutdownGrace;
     // NOT_SERVING first, so that health checks and load balancers stop
     // sending work while the server drains.
@@ -188,11 +184,13 @@ int serve(const ServeOptions& options) {
     // A world inside one very long step: nothing waits on it any more, and
     // its state dies with the process either way. Exit without joining it
     // (and without destructors, which would free what it is using).
-    spdlog::warn("a world is still inside a step {} s after the signal; exiting without it", kShutdownGrace.count());
+    log::event(spdlog::level::warn, "server.stopped_without_a_world", "",
+               fmt::format("a world is still inside a step {} s after the signal; exiting without it",
+                           kShutdownGrace.count()));
     spdlog::default_logger()->flush();
     std::_Exit(0);
   }
-  spdlog::info("stopped");
+  log::event(spdlog::level::info, "server.stopped", "", "stopped");
   return 0;
 }
 

@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+#include "log/log.hpp"
+
 namespace linkage::server::access {
 namespace {
 
@@ -181,12 +183,16 @@ bool TokenStore::reload() {
   std::lock_guard lock(mutex_);
   stamp_ = stamp;
   if (!table) {
-    spdlog::error("tokens: {}; the {} token{} read before stay in force", table.error().message, table_->size(),
-                  table_->size() == 1 ? "" : "s");
+    log::event(spdlog::level::err, "tokens.refused", "",
+               fmt::format("tokens: {}; the {} token{} read before stay in force", table.error().message,
+                           table_->size(), table_->size() == 1 ? "" : "s"),
+               {{"path", path_}, {"tokens", table_->size()}});
     return false;
   }
   table_ = table.value();
-  spdlog::info("tokens: read {} token{} from {}", table_->size(), table_->size() == 1 ? "" : "s", path_);
+  log::event(spdlog::level::info, "tokens.read", "",
+             fmt::format("tokens: read {} token{} from {}", table_->size(), table_->size() == 1 ? "" : "s", path_),
+             {{"path", path_}, {"tokens", table_->size()}});
   return true;
 }
 

@@ -6,6 +6,7 @@
 
 #include "durable/layout.hpp"
 #include "durable/replay.hpp"
+#include "log/log.hpp"
 
 namespace linkage::server::durable {
 
@@ -34,7 +35,9 @@ std::vector<DataDir::Restored> DataDir::restore_all(const Limits& base) {
     if (entry[0] == '%' && entry != "%." && entry != "%..") continue;
     auto set_aside = [&](const std::string& why) {
       const std::string damaged = unused_name("%damaged-" + entry + "-");
-      spdlog::error("world directory {}: {}; not restored, kept as {}", path, why, damaged);
+      log::event(spdlog::level::err, "world.set_aside", "",
+                 "world directory " + path + ": " + why + "; not restored, kept as " + damaged,
+                 {{"directory", path}, {"kept_as", damaged}});
       (void)worlds_.rename(entry, damaged);
     };
     Result<Dir> dir = Dir::open(path, false);
@@ -52,20 +55,23 @@ std::vector<DataDir::Restored> DataDir::restore_all(const Limits& base) {
       set_aside("it holds the world " + quote(r.name));
       continue;
     }
-    for (const std::string& warning : r.warnings) spdlog::warn("world {}: {}", quote(r.name), warning);
+    for (const std::string& warning : r.warnings) log::event(spdlog::level::warn, "world.restore_warning", r.name, warning);
     // What the restored world does not hold is kept for a person, out of
     // the way of the files the world goes on writing.
     for (const std::string& file : r.unused) (void)dir.value().rename(file, file + ".unused");
     Result<std::unique_ptr<WorldStore>> store =
         WorldStore::resume(std::move(dir.value()), r.name, options_, r.generation, r.journal_bytes, r.state);
     if (!store) {
-      spdlog::error("world {}: restored, but cannot go on writing its journal ({}); it is not durable from now on",
-                    quote(r.name), store.error().message);
+      log::event(spdlog::level::err, "world.not_durable", r.name,
+                 "restored, but cannot go on writing its journal (" + store.error().message +
+                     "); it is not durable from now on");
       out.push_back({r.name, std::move(r.state), nullptr});
       continue;
     }
-    spdlog::info("world {}: restored at tick {}{}", quote(r.name), r.state.tick,
-                 r.warnings.empty() ? "" : " (to the last good record: see the warnings above)");
+    log::event(spdlog::level::info, "world.restored", r.name,
+               "restored at tick " + std::to_string(r.state.tick) +
+                   (r.warnings.empty() ? "" : " (to the last good record: see the warnings above)"),
+               {{"tick", r.state.tick}, {"warnings", r.warnings.size()}});
     out.push_back({r.name, std::move(r.state), std::move(store.value())});
   }
   return out;
@@ -76,7 +82,9 @@ Result<std::unique_ptr<WorldStore>> DataDir::create(const std::string& name, Wor
   // A directory left by a world that was not restored is kept for a person.
   if (Result<Dir> old = Dir::open(worlds_.path() + "/" + entry, false); old) {
     const std::string damaged = unused_name("%damaged-" + entry + "-");
-    spdlog::warn("world directory {}/{} was in the way of a new world; kept as {}", worlds_.path(), entry, damaged);
+    log::event(spdlog::level::warn, "world.set_aside", name,
+               "world directory " + worlds_.path() + "/" + entry + " was in the way of a new world; kept as " + damaged,
+               {{"directory", worlds_.path() + "/" + entry}, {"kept_as", damaged}});
     if (Status ok = worlds_.rename(entry, damaged); !ok) return ok.error();
   }
   Result<Dir> dir = Dir::open(worlds_.path() + "/" + entry, true);
@@ -90,7 +98,7 @@ Result<std::unique_ptr<WorldStore>> DataDir::create(const std::string& name, Wor
 void DataDir::discard(const std::string& name, WorldStore& store) {
   const std::string trash = unused_name("%deleted-");
   if (Status ok = worlds_.rename(world_dir_name(name), trash); !ok) {
-    spdlog::error("world {}: deleted, but its directory stays: {}", quote(name), ok.error().message);
+    log::event(spdlog::level::err, "world.files_left", name, "deleted, but its directory stays: " + ok.error().message);
     return;
   }
   (void)worlds_.sync();

@@ -10,6 +10,7 @@
 #include "durable/layout.hpp"
 #include "durable/replay.hpp"
 #include "host/world_host.hpp"
+#include "log/log.hpp"
 
 namespace linkage::server::durable {
 namespace {
@@ -79,7 +80,9 @@ bool WorldStore::ticked(WorldHostState& s) {
   changed(std::move(marker));
   record_clock(s);
   if (s.tick % checkpoint_ticks(options_, s) == 0) {
-    if (Status ok = checkpoint(s); !ok) spdlog::error("world {}: no checkpoint: {}", quote(name_), ok.error().message);
+    if (Status ok = checkpoint(s); !ok)
+      log::event(spdlog::level::err, "world.checkpoint_failed", name_, "no checkpoint: " + ok.error().message,
+                 {{"tick", s.tick}});
     return true;
   }
   // Written, not synced: a killed process loses no tick.
@@ -95,7 +98,7 @@ bool WorldStore::ticked(WorldHostState& s) {
 std::string WorldStore::commit() {
   if (!buffer_.empty()) {
     if (Status ok = journal_.append(buffer_); !ok) {
-      if (!failing_) spdlog::error("world {}: {}", quote(name_), ok.error().message);
+      if (!failing_) log::event(spdlog::level::err, "world.journal_failed", name_, ok.error().message);
       failing_ = true;
       return ok.error().message;
     }
@@ -104,7 +107,7 @@ std::string WorldStore::commit() {
   }
   if (unsynced_) {
     if (Status ok = journal_.sync(); !ok) {
-      if (!failing_) spdlog::error("world {}: {}", quote(name_), ok.error().message);
+      if (!failing_) log::event(spdlog::level::err, "world.journal_failed", name_, ok.error().message);
       failing_ = true;
       return ok.error().message;
     }
@@ -177,8 +180,8 @@ void WorldStore::close(WorldHostState& s) {
     return;
   }
   if (Status ok = checkpoint(s); !ok)
-    spdlog::error("world {}: no checkpoint at the stop (the journal has every change): {}", quote(name_),
-                  ok.error().message);
+    log::event(spdlog::level::err, "world.checkpoint_failed", name_,
+               "no checkpoint at the stop (the journal has every change): " + ok.error().message, {{"tick", s.tick}});
 }
 
 void WorldStore::discard(std::string trash) {

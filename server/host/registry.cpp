@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "durable/data_dir.hpp"
+#include "log/log.hpp"
 
 namespace linkage::server {
 
@@ -38,6 +39,10 @@ Result<std::shared_ptr<WorldHost>> Registry::create(const std::string& name, Wor
                    "cannot keep the world in the data directory (--data-dir): " + made.error().message};
     store = std::move(made.value());
   }
+  const World& world = state.world.core();
+  log::event(spdlog::level::info, "world.created", name,
+             "created with " + std::to_string(world.body_count()) + " bodies" + (state.paused ? ", paused" : ""),
+             {{"bodies", world.body_count()}, {"constraints", world.constraint_count()}, {"paused", state.paused}});
   auto host = std::make_shared<WorldHost>(name, std::move(state), std::move(store));
   worlds_.emplace(name, host);
   return host;
@@ -77,6 +82,7 @@ bool Registry::remove(const std::string& name, const std::string& reason) {
     if (data_ && host->store()) data_->discard(name, *host->store());
   }
   host->request_stop(reason);
+  log::event(spdlog::level::info, "world.deleted", name, "deleted");
   reap();
   return true;
 }

@@ -10,6 +10,7 @@
 #include "describe.hpp"
 #include "frames.hpp"
 #include "durable/world_store.hpp"
+#include "log/log.hpp"
 #include "subscriber.hpp"
 
 namespace linkage::server {
@@ -283,7 +284,8 @@ bool WorldHost::check_watchdog(State& s) {
 void WorldHost::halt(State& s, HaltReason reason, const std::string& message) {
   s.paused = true;
   s.halt = {reason, s.tick, message};
-  spdlog::warn("world {}: {}", quote(name_), message);
+  log::event(spdlog::level::warn, "world.halted", name_, message,
+             {{"reason", reason == HaltReason::watchdog ? "watchdog" : "diverged"}, {"tick", s.tick}});
 }
 
 bool WorldHost::run_job(State& s) {

@@ -6,6 +6,8 @@
 
 #include <mutex>
 
+#include "log/log.hpp"
+
 namespace linkage::server {
 namespace {
 
@@ -25,8 +27,11 @@ class LogLimit {
     ++count_;
     const Clock::time_point now = Clock::now();
     if (logged_ != Clock::time_point{} && now - logged_ < interval_) return;
-    spdlog::warn("refused {} malformed request{} since the last such line (the latest: {}); one line every {} s at most",
-                 count_, count_ == 1 ? "" : "s", what, interval_.count());
+    log::event(spdlog::level::warn, "rpc.malformed", "",
+               fmt::format("refused {} malformed request{} since the last such line (the latest: {}); one line every "
+                           "{} s at most",
+                           count_, count_ == 1 ? "" : "s", what, interval_.count()),
+               {{"refused", count_}, {"latest", what}});
     logged_ = now;
     count_ = 0;
   }
