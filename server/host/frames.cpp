@@ -1,5 +1,7 @@
 #include "frames.hpp"
 
+#include <algorithm>
+
 #include "convert/convert.hpp"
 #include "describe.hpp"
 
@@ -44,7 +46,10 @@ void fill_diagnostics(const WorldHost::State& s, v1::Diagnostics* out) {
 void fill_contacts(const WorldHost::State& s, v1::Snapshot* out) {
   const std::vector<ContactInfo> contacts = s.world.core().contacts();
   const int dim = s.world.core().settings().dimension;
-  const int n = static_cast<int>(contacts.size());
+  const std::uint64_t limit = s.world.limits().max_bytes, used = s.world.footprint().bytes();
+  const std::uint64_t fit = limit > used ? (limit - used) / kContactPointBytes : 0;
+  const int n = static_cast<int>(std::min<std::uint64_t>(contacts.size(), fit));
+  if (static_cast<std::size_t>(n) < contacts.size()) out->set_contacts_truncated(true);
   for (auto* column : {out->mutable_contact_a_index(), out->mutable_contact_a_generation(),
                        out->mutable_contact_b_index(), out->mutable_contact_b_generation()})
     column->Reserve(n);
@@ -52,7 +57,8 @@ void fill_contacts(const WorldHost::State& s, v1::Snapshot* out) {
   for (auto* column : {out->mutable_contact_separation(), out->mutable_contact_normal_impulse(),
                        out->mutable_contact_tangent_impulse()})
     column->Reserve(n);
-  for (const ContactInfo& c : contacts) {
+  for (int i = 0; i < n; ++i) {
+    const ContactInfo& c = contacts[static_cast<std::size_t>(i)];
     out->add_contact_a_index(c.a.index);
     out->add_contact_a_generation(c.a.generation);
     out->add_contact_b_index(c.b.index);

@@ -11,8 +11,15 @@
 
 namespace linkage::server {
 
+// The most bytes one contact point takes in a frame's columns: four ids'
+// varints (5 bytes each at most) and 2 × 3 + 3 doubles.
+inline constexpr std::uint64_t kContactPointBytes = 4 * 5 + 9 * 8;
+
 // The columns of this tick; constraint rows, diagnostics and contact points
-// only if asked.
+// only if asked. A frame fits in one message as every answer about the world
+// does (its footprint is within the world's max_bytes): the contact points
+// are sent up to the room that limit leaves beside the footprint, and
+// `contacts_truncated` says when some were left out.
 std::shared_ptr<v1::Snapshot> build_frame(const WorldHost::State& s, const std::string& world, bool constraints,
                                           bool diagnostics, bool contacts = false);
 

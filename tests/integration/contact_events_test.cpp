@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "host/contact_log.hpp"
+#include "host/frames.hpp"
 #include "host/subscriber.hpp"
 #include "host/world_host.hpp"
 #include "support.hpp"
@@ -208,6 +209,39 @@ TEST(ContactEvents, FollowTheWorldsContactsTickByTickForEveryRate) {
     EXPECT_EQ(frame->contact_a_index_size(), 0);
     EXPECT_EQ(frame->contact_events_size(), 0);
   }
+}
+
+// A frame stays within the world's message limit: with room beside its
+// footprint for ten points, a row of forty disks on the ground sends ten,
+// says so, and its events still name every pair.
+TEST(ContactEvents, PointsBeyondTheWorldsMessageLimitAreLeftOutAndSaidSo) {
+  WorldSettings settings{.dynamics = Dynamics::sequential_impulses, .contacts = true};
+  World world = World::create(settings).value();
+  world.add_body({.kind = BodyKind::rigid, .motion = Motion::fixed, .position = Vec3(0, -0.5, 0),
+                  .shape = Box{20, 0.5}}).value();
+  for (int i = 0; i < 40; ++i)
+    world.add_body({.kind = BodyKind::rigid, .position = Vec3(-10 + 0.5 * i, 0.1, 0), .shape = Disk{0.1}}).value();
+  const std::uint64_t footprint = server::HostedWorld(world).footprint().bytes();
+  server::Limits limits;
+  limits.max_bytes = footprint + 10 * server::kContactPointBytes;
+  auto host = std::make_shared<WorldHost>("row", std::move(world), server::Names{}, limits, true);
+  auto every = std::make_shared<Recorder>(1);
+  host->subscribe(every);
+  std::size_t listed = 0;
+  on_thread(*host, [&](WorldHost::State& s) {
+    host->advance(s, 2);
+    listed = s.world.core().contacts().size();
+  });
+  host->stop("done");
+  ASSERT_EQ(listed, 40u) << "every disk should rest on the ground";
+  const v1::Snapshot& last = *every->frames.back();
+  EXPECT_TRUE(last.contacts_truncated());
+  EXPECT_EQ(last.contact_a_index_size(), 10);
+  EXPECT_EQ(last.contact_point_size(), 20);
+  EXPECT_LE(last.ByteSizeLong(), limits.max_bytes + server::kAnswerOverhead);
+  std::size_t begins = 0;
+  for (const auto& frame : every->frames) begins += static_cast<std::size_t>(frame->contact_events_size());
+  EXPECT_EQ(begins, 40u);
 }
 
 ContactInfo touching(std::uint32_t a, std::uint32_t b) {
