@@ -100,14 +100,15 @@ class Snapshot:
     since this stream's previous frame (ContactEvent, in order, none lost
     however many frames the stream skipped); with `contact_events_full` the
     events are a begin for every pair touching now and replace what the reader
-    knew (the first frame).
+    knew (the first frame). `contacts_truncated`: some points were left out to
+    keep the frame within the world's message limit (the events are whole).
     `arrays()` gives the same state as numpy arrays; `message` is the
     linkage.v1.Snapshot it was made from.
     """
 
     __slots__ = ("world", "tick", "time", "topology_version", "dimension", "paused", "ids", "positions",
                  "velocities", "angles", "angular_velocities", "constraints", "diagnostics", "changes", "contacts",
-                 "contact_events", "contact_events_full", "message")
+                 "contact_events", "contact_events_full", "contacts_truncated", "message")
 
     def __init__(self, message: snapshot_pb2.Snapshot):
         m = message
@@ -144,6 +145,7 @@ class Snapshot:
             ContactEvent(e.kind == snapshot_pb2.CONTACT_EVENT_KIND_BEGIN, e.tick, Id(e.a.index, e.a.generation),
                          Id(e.b.index, e.b.generation)) for e in m.contact_events]
         self.contact_events_full: bool = m.contact_events_full
+        self.contacts_truncated: bool = m.contacts_truncated
 
     @property
     def energy(self) -> Optional[float]:

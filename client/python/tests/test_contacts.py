@@ -28,6 +28,7 @@ def test_contact_events_keep_the_touching_pairs(client, world):
                     begins.append(event)
                 else:
                     touching.remove((event.a, event.b))
+            assert not snapshot.contacts_truncated
             points = {tuple(sorted((c.a, c.b))) for c in snapshot.contacts}
             assert touching == points, f"tick {snapshot.tick}"
             for c in snapshot.contacts:
