@@ -266,6 +266,11 @@ export class View3D implements View {
       const rgb = mark("spring", sp.id) ?? SPRING;
       for (const [a, b] of this.segments(springPrims(sp, s.pose))) segs.push([a, b, rgb]);
     }
+    // A plane body: a square of lines on its plane, two thirds of the scene across.
+    for (const id of s.pose.ids) {
+      const shape = s.model.bodies.get(id)?.shape;
+      if (shape?.kind === "plane") segs.push(...planeLines(bodyPosition(s.pose, id)!, shape.normal, this.dotRadius * 15));
+    }
     // Contact normals, as long as a tenth of the scene's size.
     for (const g of s.contacts) {
       const len = this.dotRadius * 4;
@@ -287,6 +292,22 @@ export class View3D implements View {
     g.setAttribute("color", new THREE.BufferAttribute(colors, 3));
     g.computeBoundingSphere();
   }
+}
+
+export function planeLines(c: P3, normal: [number, number, number], half: number): [P3, P3, Rgb][] {
+  const n = new THREE.Vector3(...normal).normalize();
+  // Any direction across the normal, then the third one.
+  const u = new THREE.Vector3(1, 0, 0).cross(n);
+  if (u.lengthSq() < 1e-6) u.set(0, 1, 0).cross(n);
+  u.normalize();
+  const v = new THREE.Vector3().crossVectors(n, u);
+  const at = (a: number, b: number): P3 => [c[0] + u.x * a + v.x * b, c[1] + u.y * a + v.y * b, c[2] + u.z * a + v.z * b];
+  const out: [P3, P3, Rgb][] = [];
+  for (let i = -3; i <= 3; i++) {
+    const t = (i / 3) * half;
+    out.push([at(t, -half), at(t, half), FIXED], [at(-half, t), at(half, t), FIXED]);
+  }
+  return out;
 }
 
 function screenSegmentDistance(a: { x: number; y: number }, b: { x: number; y: number }, x: number, y: number): number {

@@ -10,6 +10,7 @@ import { bodyRadius, sceneBox } from "../src/geometry";
 import { pickBody } from "../src/hit";
 import { SceneModel } from "../src/scene-model";
 import { groundDef, wallDef } from "../src/static-bodies";
+import { planeLines } from "../src/view3d";
 import { body, snapshot } from "./fixtures";
 
 const v = (x: number, y: number) => ({ x, y, z: 0 });
@@ -121,5 +122,19 @@ describe("walls and ground", () => {
     expect(deep.kind).toBe(BodyKind.PARTICLE);
     expect(deep.shape!.shape).toEqual({ case: "plane", value: { normal: { x: 0, y: 1, z: 0 } } });
     expect(deep.position!.y).toBe(box.min[1]);
+  });
+});
+
+describe("a plane in 3D", () => {
+  it("is drawn as a square of lines on it, centred on its body", () => {
+    const lines = planeLines([1, -1, 2], [0, 2, 0], 3);
+    expect(lines).toHaveLength(14);
+    const points = lines.flatMap(([a, b]) => [a, b]);
+    for (const p of points) expect(p[1]).toBeCloseTo(-1, 12);
+    expect(Math.max(...points.map((p) => p[0]))).toBeCloseTo(4, 12);
+    expect(Math.min(...points.map((p) => p[2]))).toBeCloseTo(-1, 12);
+    // A tilted plane: every point on it.
+    const n = [1, 1, 0].map((x) => x / Math.SQRT2);
+    for (const [a, b] of planeLines([0, 0, 0], [1, 1, 0], 2)) for (const p of [a, b]) expect(p[0] * n[0] + p[1] * n[1]).toBeCloseTo(0, 12);
   });
 });
