@@ -256,3 +256,34 @@ TEST(Contacts, NewtonsCradleKeepsItsMomentum) {
     EXPECT_LT(w.body(disks[i]).value().velocity.x(), w.body(disks.back()).value().velocity.x());
   EXPECT_GT(fastest_last, 0.25 * v);
 }
+
+// Joints and contacts together: a three-link ragdoll arm of pinned boxes,
+// dropped tilted onto the ground, comes to rest on it: its pins hold, no
+// link passes into the ground beyond the slop, and pinned neighbours (which
+// overlap at the pins) never collide with each other.
+TEST(Contacts, APinnedChainFallsAndRestsOnTheGround) {
+  WorldSettings s = contact_settings();
+  World w = World::create(s).value();
+  ground(w);
+  std::vector<BodyId> links;
+  for (int i = 0; i < 3; ++i)
+    links.push_back(w.add_body({.kind = BodyKind::rigid, .position = Vec3(0.5 * i, 1.0 + 0.3 * i, 0),
+                                .angle = std::atan2(0.3, 0.5), .shape = Box{0.32, 0.05}})
+                        .value());
+  const Vec3 half(std::hypot(0.5, 0.3) / 2, 0, 0);
+  for (int i = 0; i + 1 < 3; ++i)
+    w.add_constraint(PinDef{.a = links[i], .b = links[i + 1], .anchor_a = half, .anchor_b = -half}).value();
+  for (int i = 0; i < 300; ++i) w.step();  // 5 s
+  EXPECT_LT(w.diagnostics().max_error, 1e-3);  // the pins hold (Box2D-grade, not exact)
+  for (const BodyId id : links) {
+    const BodyInfo b = w.body(id).value();
+    EXPECT_LT(b.velocity.norm(), 1e-3);
+    EXPECT_LT(std::abs(b.angle), 1e-3);  // flat on the ground
+    EXPECT_NEAR(b.position.y(), 0.05, 2.0 * s.contact_slop);
+  }
+  for (const ContactInfo& c : w.contacts()) {
+    EXPECT_GT(c.separation, -2.0 * s.contact_slop);
+    for (int i = 0; i + 1 < 3; ++i)
+      EXPECT_FALSE((c.a == links[i] && c.b == links[i + 1]) || (c.a == links[i + 1] && c.b == links[i]));
+  }
+}
