@@ -2,9 +2,13 @@
 #include <CLI/CLI.hpp>
 
 #include <cctype>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
 #include <string>
 
 #include "access/token_command.hpp"
+#include "config_file.hpp"
 #include "options.hpp"
 
 using linkage::server::ServeOptions;
@@ -19,8 +23,17 @@ int main(int argc, char** argv) {
       "A world named 'default' exists from the start.",
       "linkaged"};
   ServeOptions serve;
-  // Every flag of the server also comes from LINKAGE_<FLAG> in the
-  // environment (--max-worlds: LINKAGE_MAX_WORLDS), for containers.
+  // Every flag of the server also comes from a TOML file (--config, or
+  // LINKAGE_CONFIG) and from LINKAGE_<FLAG> in the environment
+  // (--max-worlds: LINKAGE_MAX_WORLDS), for containers; the command line
+  // wins, then the environment, then the file (config_file.hpp).
+  const char* env_config = std::getenv("LINKAGE_CONFIG");
+  app.config_formatter(std::make_shared<linkage::server::ConfigUnderEnvironment>(app));
+  app.allow_config_extras(CLI::config_extras_mode::error);  // a misspelt key is an error, not ignored
+  CLI::Option* config =
+      app.set_config("--config", env_config ? env_config : "",
+                     "read the server's flags from this TOML file (keys are the flags without their dashes; see below); "
+                     "flags and LINKAGE_* variables win over it. Env: LINKAGE_CONFIG");
   auto option = [&app](const std::string& flag, auto& value, const std::string& help) {
     std::string env = "LINKAGE_";
     for (const char c : flag.substr(2)) env += c == '-' ? '_' : static_cast<char>(std::toupper(c));
@@ -102,8 +115,20 @@ int main(int argc, char** argv) {
       "  linkaged --listen 0.0.0.0:50051 --tls-cert c.pem --tls-key k.pem --tokens tokens   serve other machines\n"
       "  linkaged --data-dir /var/lib/linkage                worlds survive restarts and crashes\n"
       "  linkaged replay /var/lib/linkage/worlds/default --to-tick 600 --out at600.json\n"
+      "  linkaged --config /etc/linkage/linkaged.toml --log-format json\n"
       "Every flag of the server can also come from its environment variable (LINKAGE_LISTEN, LINKAGE_TICK_RATE, ...,\n"
-      "shown above as ENV); a flag on the command line wins.");
+      "shown above as ENV) and from a --config file; a flag on the command line wins, then the environment, then\n"
+      "the file. A config file:\n"
+      "  # /etc/linkage/linkaged.toml\n"
+      "  listen = \"0.0.0.0:50051\"\n"
+      "  tick-rate = 120\n"
+      "  tls-cert = \"/etc/linkage/tls/tls.crt\"\n"
+      "  tls-key = \"/etc/linkage/tls/tls.key\"\n"
+      "  tokens = \"/etc/linkage/tokens\"\n"
+      "  data-dir = \"/var/lib/linkage\"\n"
+      "  metrics-listen = \"0.0.0.0:9090\"\n"
+      "  log-format = \"json\"\n"
+      "  insecure = false");
 
   SimulateOptions sim;
   CLI::App* simulate = app.add_subcommand(
@@ -146,6 +171,12 @@ int main(int argc, char** argv) {
   }
 
   CLI11_PARSE(app, argc, argv);
+  // A file named by LINKAGE_CONFIG is read as if given with --config; one that is
+  // not there is an error, as it is for --config (CLI11 would pass it over).
+  if (env_config && *env_config && config->count() == 0) {
+    std::cerr << "LINKAGE_CONFIG: cannot read " << env_config << "\n";
+    return 2;
+  }
   if (token->parsed()) {
     tok.fresh = token_new->parsed();
     return linkage::server::access::token_command(tok);

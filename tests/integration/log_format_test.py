@@ -9,82 +9,15 @@ The text format stays the default; the flag wins over LINKAGE_LOG_FORMAT.
 Run: LINKAGED=build/server/linkaged LINKCTL=build/client/linkctl/linkctl \
      python3 -m pytest tests/integration/log_format_test.py     (~3 s)
 """
-import json
 import os
 import re
 import shutil
-import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-LINKAGED = os.environ.get("LINKAGED", str(ROOT / "build" / "server" / "linkaged"))
-LINKCTL = os.environ.get("LINKCTL", str(ROOT / "build" / "client" / "linkctl" / "linkctl"))
-
-TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
-LEVELS = {"trace", "debug", "info", "warning", "error", "critical"}
-KEYS = {"time", "level", "world", "event", "message", "fields"}
-
-
-class Linkaged:
-    """linkaged on a free port, once it says so; its log lines so far."""
-
-    def __init__(self, args, env=None):
-        self.proc = subprocess.Popen(
-            [LINKAGED, "--listen", "127.0.0.1:0", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**os.environ, **(env or {})},
-        )
-        self.lines = []
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            assert line, b"linkaged exited before it listened:\n" + b"".join(self.lines)
-            self.lines.append(line)
-            match = re.search(rb"listening on \S+ \(port (\d+)\)", line)
-            if match:
-                self.port = int(match[1])
-                return
-        raise AssertionError("linkaged did not listen within 10 s")
-
-    def ctl(self, *args):
-        subprocess.run([LINKCTL, "--server", f"127.0.0.1:{self.port}", "--timeout", "5", *args],
-                       check=True, capture_output=True)
-
-
-def run(args, session=lambda server: None, env=None):
-    """Starts linkaged, runs `session` on it, stops it; what it logged, as bytes."""
-    server = Linkaged(args, env)
-    session(server)
-    server.proc.send_signal(signal.SIGTERM)
-    rest, stderr = server.proc.communicate(timeout=10)
-    assert server.proc.returncode == 0, stderr
-    if "json" in args or (env or {}).get("LINKAGE_LOG_FORMAT") == "json" and "text" not in args:
-        assert stderr == b"", stderr
-    return server, b"".join(server.lines) + rest
-
-
-def parse(logged):
-    """Every line as a JSON object, checked for the keys and their forms."""
-    records = []
-    for line in logged.decode("utf-8").splitlines():  # strict: invalid UTF-8 raises
-        record = json.loads(line)
-        assert isinstance(record, dict) and set(record) <= KEYS, line
-        assert TIME.fullmatch(record["time"]), line
-        assert record["level"] in LEVELS, line
-        assert re.fullmatch(r"[a-z_]+(\.[a-z_]+)*", record["event"]), line
-        assert isinstance(record["message"], str), line
-        assert isinstance(record.get("world", ""), str) and isinstance(record.get("fields", {}), dict), line
-        records.append(record)
-    return records
-
-
-def events(records, name, world=None):
-    return [r for r in records if r["event"] == name and (world is None or r.get("world") == world)]
+from linkaged_process import LINKAGED, ROOT, events, parse, run
 
 
 @pytest.fixture
@@ -109,8 +42,9 @@ def test_every_line_is_one_json_object_with_the_sessions_events(tmp_path, data):
         server.ctl("world", "create", "gone")
         server.ctl("world", "delete", "gone")
 
-    server, logged = run(["--log-format", "json", "--data-dir", str(data), "--scene", str(scene),
-                          "--metrics-listen", "127.0.0.1:0"], session)
+    server, logged, stderr = run(["--log-format", "json", "--data-dir", str(data), "--scene", str(scene),
+                                  "--metrics-listen", "127.0.0.1:0"], session)
+    assert stderr == b""
     records = parse(logged)
 
     (listening,) = events(records, "server.listening")
@@ -131,7 +65,7 @@ def test_every_line_is_one_json_object_with_the_sessions_events(tmp_path, data):
     assert events(records, "server.stopped")
 
     # Started again on the same data: each world restored, at its tick.
-    _, logged = run(["--log-format", "json", "--data-dir", str(data)])
+    _, logged, _ = run(["--log-format", "json", "--data-dir", str(data)])
     restored = {r["world"]: r["fields"] for r in events(parse(logged), "world.restored")}
     assert restored.keys() == {"default", "kept"}
     assert restored["kept"]["tick"] == 0 and restored["default"]["tick"] > 0
@@ -147,10 +81,10 @@ def test_a_refused_start_is_json_too(tmp_path):
 
 
 def test_text_is_the_default_and_the_flag_wins_over_the_environment():
-    _, logged = run([])
+    _, logged, _ = run([])
     assert re.search(rb"^\[[^\]]+\] \[info\] world 'default': created", logged, re.M)
     assert not logged.startswith(b"{")
-    _, logged = run([], env={"LINKAGE_LOG_FORMAT": "json"})
+    _, logged, _ = run([], env={"LINKAGE_LOG_FORMAT": "json"})
     assert events(parse(logged), "server.listening")
-    _, logged = run(["--log-format", "text"], env={"LINKAGE_LOG_FORMAT": "json"})
+    _, logged, _ = run(["--log-format", "text"], env={"LINKAGE_LOG_FORMAT": "json"})
     assert not logged.startswith(b"{") and b"[info] linkaged listening on" in logged
