@@ -1,7 +1,7 @@
 // linkaged's Prometheus metrics (--metrics-listen), on the real binary: after
 // a scripted session (worlds, bodies and constraints, ticks of a paused
 // world stepped by hand, a stream read frame by frame, calls refused with
-// known codes, a deleted world with a stream on it), /metrics parses
+// known codes, a deleted world with a stream on it, made again), /metrics parses
 // strictly (prom_text.hpp) and its counters equal what the session did, by
 // deltas from a page read before it. ~2 s.
 #include <gtest/gtest.h>
@@ -151,6 +151,12 @@ TEST(Metrics, CountersEqualWhatTheSessionDid) {
   ASSERT_EQ(after.error, "");
   for (const auto& [name, family] : after.families)
     EXPECT_FALSE(after.has_series(name, "world", "m-b")) << name << " still has the deleted world";
+  // Made again under its name, the world starts its series afresh.
+  create.set_name("m-b");
+  calls.note("WorldService/CreateWorld", c.worlds->CreateWorld(context().get(), create, &created));
+  after = server.scrape();
+  EXPECT_EQ(after.value("linkage_world_frames_sent_total", {{"world", "m-b"}}), 0);
+  EXPECT_EQ(after.value("linkage_world_ticks_total", {{"world", "m-b"}}), 0);
 
   // Calls, by method and code, and their latency histograms' counts.
   std::map<std::string, int> by_method;
@@ -185,7 +191,7 @@ TEST(Metrics, CountersEqualWhatTheSessionDid) {
   EXPECT_EQ(after.value("linkage_world_bodies", a), 5);
   EXPECT_EQ(after.value("linkage_world_subscribers", a), 1);
   EXPECT_EQ(after.value("linkage_world_paused", a), 1);
-  EXPECT_EQ(after.value("linkage_worlds"), 2);  // default and m-a
+  EXPECT_EQ(after.value("linkage_worlds"), 3);  // default, m-a and the new m-b
 
   double bytes = 0;
   int with_changes = 0;
