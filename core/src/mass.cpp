@@ -76,7 +76,8 @@ MassProperties capsule_properties(const Capsule& c, double density) {
 
 Result<Plane> unit_plane(Plane plane, int dim) {
   LINKAGE_CHECK(check_vec("shape.plane.normal", plane.normal, dim));
-  const double n = plane.normal.norm();
+  // stableNorm: a normal of 1e300 would overflow norm() and normalize to 0.
+  const double n = plane.normal.stableNorm();
   if (!(n > 0.0)) return invalid_argument("shape.plane.normal", "must not be zero");
   plane.normal /= n;
   return plane;
@@ -159,6 +160,9 @@ Result<MassProperties> body_mass_properties(const BodyDef& def, int dim) {
   Result<MassProperties> from_shape = shape_properties(def.shape, def.density, dim);
   if (!from_shape) return from_shape.error();
   MassProperties mp = from_shape.value();
+  // A shape of finite size can still overflow: a radius of 1e200 m.
+  if (!std::isfinite(mp.mass) || !std::isfinite(mp.inertia))
+    return invalid_argument("shape", "too large: its mass or inertia at this density is not a finite number");
   if (def.mass > 0.0) {
     // A given mass keeps the shape's distribution: the inertia scales with it.
     if (mp.mass > 0.0) mp.inertia *= def.mass / mp.mass;

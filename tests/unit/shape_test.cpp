@@ -86,6 +86,13 @@ TEST(Shapes, SegmentsAndPlanesAreChecked) {
             "shape.plane.normal");
   EXPECT_EQ(field_of({.kind = BodyKind::rigid, .motion = Motion::fixed, .shape = Plane{Vec3(0, 1, 1)}}),
             "shape.plane.normal");  // z in a 2D world
+  // The largest numbers: a shape whose mass overflows is refused; a huge
+  // normal is still a direction.
+  EXPECT_EQ(field_of({.kind = BodyKind::rigid, .shape = Capsule{1e200, 1e200}}), "shape");
+  EXPECT_EQ(field_of({.kind = BodyKind::rigid, .shape = Disk{1e200}}), "shape");
+  const BodyId huge =
+      w.add_body({.kind = BodyKind::rigid, .motion = Motion::fixed, .shape = Plane{Vec3(1e300, 1e300, 0)}}).value();
+  EXPECT_NEAR(std::get<Plane>(w.body(huge).value().shape).normal.x(), std::sqrt(0.5), 1e-15);
   // A plane's normal is kept unit length.
   const BodyId p = w.add_body({.kind = BodyKind::rigid, .motion = Motion::fixed, .shape = Plane{Vec3(0, 3, 0)}}).value();
   EXPECT_EQ(std::get<Plane>(w.body(p).value().shape).normal, Vec3(0, 1, 0));
