@@ -11,7 +11,8 @@ Vec3 position_of(const BodyRecord& b, const Eigen::VectorXd& q) { return q.segme
 
 struct Ball {
   int body;
-  Vec3 lo, hi;  // its box, grown by the margin
+  Vec3 lo, hi;  // its box, grown by the margin and its reach
+  double reach;  // how far it may move in the step
 };
 
 }  // namespace
@@ -26,8 +27,9 @@ BallContacts::BallContacts(const WorldModel& m, const WorldData& d, const Eigen:
     if (std::holds_alternative<Plane>(b.shape)) planes.push_back(i);
     const auto* disk = std::get_if<Disk>(&b.shape);
     if (!disk) continue;
-    const Vec3 c = position_of(b, d.q), grow = Vec3::Constant(disk->radius + margin);
-    balls.push_back({i, c - grow, c + grow});
+    const double reach = h * v.segment<3>(b.offset).norm();
+    const Vec3 c = position_of(b, d.q), grow = Vec3::Constant(disk->radius + margin + reach);
+    balls.push_back({i, c - grow, c + grow, reach});
   }
   const std::set<std::pair<int, int>> pairs_joined = joined_pairs(m);
   const auto may_collide = [&](int a, int b) {
@@ -40,6 +42,8 @@ BallContacts::BallContacts(const WorldModel& m, const WorldData& d, const Eigen:
     const BodyRecord& ra = m.bodies[static_cast<std::size_t>(a)];
     const BodyRecord& rb = m.bodies[static_cast<std::size_t>(b)];
     Point p;
+    p.a = a;
+    p.b = b;
     p.offset_a = ra.offset;
     p.offset_b = rb.offset;
     p.inv_a = ra.inv_mass;
@@ -75,7 +79,8 @@ BallContacts::BallContacts(const WorldModel& m, const WorldData& d, const Eigen:
       const Vec3 pa = position_of(ra, d.q), between = position_of(rb, d.q) - pa;
       const double distance = between.norm();
       const double separation = distance - r_a - r_b;
-      if (separation > margin) continue;
+      // Whatever may touch within the step is a contact (speculative).
+      if (separation > margin + balls[i].reach + balls[j].reach) continue;
       // Centres that coincide give no direction: push along y.
       const Vec3 normal = distance > 0.0 ? Vec3(between / distance) : Vec3(Vec3::UnitY());
       add(a, b, false, normal, separation, pa + (r_a + 0.5 * separation) * normal);
@@ -90,7 +95,7 @@ BallContacts::BallContacts(const WorldModel& m, const WorldData& d, const Eigen:
       const Vec3 centre = position_of(rb, d.q);
       const double r = std::get<Disk>(rb.shape).radius;
       const double separation = normal.dot(centre - origin) - r;
-      if (separation > margin) continue;
+      if (separation > margin + ball.reach) continue;
       add(a, ball.body, true, normal, separation, centre - (r + 0.5 * separation) * normal);
     }
   }
@@ -184,6 +189,24 @@ void BallContacts::store(std::vector<ContactRecord>& out) const {
   for (const Point& p : points_)
     out.push_back({p.id_a, p.id_b, 0, p.point, p.normal, p.separation, p.normal_impulse, p.friction_impulse});
   // points_ is sorted by bodies, and each pair has one point: sorted by key.
+}
+
+void BallContacts::found(std::vector<FoundPoint>& out) const {
+  out.clear();
+  for (const Point& p : points_) {
+    FoundPoint f{p.a, p.b, p.id_a, p.id_b, 0, 1, p.point, p.normal, p.separation, p.friction, p.restitution, p.approach};
+    if (p.plane) {  // from the plane through a's position to b's lowest point
+      f.reference = 1;
+      f.local_normal = p.normal;
+      f.local_b = -p.radius_b * p.normal;
+    } else {  // between the centres
+      f.radius_a = p.radius_a;
+      f.radius_b = p.radius_b;
+    }
+    f.normal_impulse = p.normal_impulse;
+    f.friction_impulse = p.friction_impulse;
+    out.push_back(f);
+  }
 }
 
 }  // namespace linkage

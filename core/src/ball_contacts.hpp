@@ -19,9 +19,11 @@ class BallContacts final : public Contacts {
   void restitute(Eigen::VectorXd& v) override;
   double correct_positions(Eigen::VectorXd& q) const override;
   void store(std::vector<ContactRecord>& out) const override;
+  void found(std::vector<FoundPoint>& out) const override;
 
  private:
   struct Point {
+    int a = -1, b = -1;              // dense body indices
     int offset_a = 0, offset_b = 0;  // the bodies' first DOF
     double inv_a = 0.0, inv_b = 0.0;
     BodyId id_a, id_b;

@@ -18,10 +18,10 @@ constexpr int kParallelConstraints = 500;
 
 // Where constraint `c`'s blocks go in J: per body end, its first DOF and
 // DOF count (−1, 0: no block, the end cannot move).
-std::array<int, 4> layout_of(const WorldModel& m, const ConstraintRecord& c) {
+std::array<int, 4> layout_of(const WorldModel& m, int body_a, int body_b) {
   std::array<int, 4> out{-1, 0, -1, 0};
   for (int end = 0; end < 2; ++end) {
-    const int body = end == 0 ? c.body_a : c.body_b;
+    const int body = end == 0 ? body_a : body_b;
     if (body < 0) continue;
     const BodyRecord& b = m.bodies[static_cast<std::size_t>(body)];
     if (b.motion != Motion::dynamic) continue;
@@ -29,6 +29,21 @@ std::array<int, 4> layout_of(const WorldModel& m, const ConstraintRecord& c) {
     out[static_cast<std::size_t>(2 * end + 1)] = b.dof;
   }
   return out;
+}
+std::array<int, 4> layout_of(const WorldModel& m, const ConstraintRecord& c) { return layout_of(m, c.body_a, c.body_b); }
+
+// Does J's group `group` have the blocks layout `l` asks for?
+bool same_blocks(const BlockJacobian& J, int group, const std::array<int, 4>& l) {
+  const BlockJacobian::Group& g = J.groups()[static_cast<std::size_t>(group)];
+  int k = g.first_block;
+  for (int end = 0; end < 2; ++end) {
+    if (l[static_cast<std::size_t>(2 * end + 1)] == 0) continue;
+    if (k >= g.first_block + g.blocks || J.block(k).col != l[static_cast<std::size_t>(2 * end)] ||
+        J.block(k).cols != l[static_cast<std::size_t>(2 * end + 1)])
+      return false;
+    ++k;
+  }
+  return k == g.first_block + g.blocks;
 }
 
 void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int row) {
@@ -43,7 +58,30 @@ void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int r
     ws.unilateral_row[static_cast<std::size_t>(row + r)] = rows.unilateral;
     ws.soft_omega[row + r] = 2.0 * std::numbers::pi * c.softness.frequency;
     ws.soft_zeta[row + r] = c.softness.damping_ratio;
+    ws.contact_row[static_cast<std::size_t>(row + r)] = ContactRows::none;
   }
+}
+
+void copy_contact_rows(Workspace& ws, int group, const Rows& rows, int row) {
+  for (int r = 0; r < rows.count; ++r) {
+    const ContactRows::Kind kind = ws.contacts.kind(group, r);
+    ws.C[row + r] = rows.C[r];
+    ws.Cdot[row + r] = rows.Cdot[r];
+    ws.jdot_qdot[row + r] = 0.0;  // for the force-based family, which takes no contacts
+    ws.c_tt[row + r] = 0.0;
+    ws.lo[row + r] = rows.lo[r];
+    ws.hi[row + r] = rows.hi[r];
+    ws.velocity_row[static_cast<std::size_t>(row + r)] = kind == ContactRows::friction;
+    ws.unilateral_row[static_cast<std::size_t>(row + r)] = kind == ContactRows::normal;
+    ws.soft_omega[row + r] = 0.0;
+    ws.soft_zeta[row + r] = 0.0;
+    ws.contact_row[static_cast<std::size_t>(row + r)] = kind;
+  }
+}
+
+// The substep's contacts, if they belong to this model (else none).
+const ContactRows* contacts_of(const WorldModel& m, const Workspace& ws) {
+  return ws.contacts.active_for(m) ? &ws.contacts : nullptr;
 }
 
 // Each rigid body's (cos θ, sin θ) at q, for body_view.
@@ -67,13 +105,28 @@ void remember_rows(const WorldModel& m, Workspace& ws, double t, const Eigen::Ve
   ws.rows_model = m.model_version;
   ws.rows_q = q;
   ws.rows_v = v;
+  ws.rows_contacts = ws.contacts.active_for(m) ? ws.contacts.stamp() : 0;
 }
 
 }  // namespace
 
-void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+int model_rows(const WorldModel& m) {
   int nr = 0;
   for (const ConstraintRecord& c : m.constraints) nr += c.rows;
+  return nr;
+}
+
+int system_rows(const WorldModel& m, const Workspace& ws) {
+  const ContactRows* contacts = contacts_of(m, ws);
+  return model_rows(m) + (contacts ? contacts->rows() : 0);
+}
+
+void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  const ContactRows* contacts = contacts_of(m, ws);
+  const int first_contact_row = model_rows(m);
+  const int nr = first_contact_row + (contacts ? contacts->rows() : 0);
+  const std::size_t groups = m.constraints.size() + static_cast<std::size_t>(contacts ? contacts->groups() : 0);
+  const std::uint64_t contact_stamp = contacts ? contacts->stamp() : 0;
   ws.C.resize(nr);
   ws.Cdot.resize(nr);
   ws.jdot_qdot.resize(nr);
@@ -82,6 +135,7 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
   ws.hi.resize(nr);
   ws.velocity_row.resize(static_cast<std::size_t>(nr));
   ws.unilateral_row.resize(static_cast<std::size_t>(nr));
+  ws.contact_row.resize(static_cast<std::size_t>(nr));
   ws.soft_omega.resize(nr);
   ws.soft_zeta.resize(nr);
   const int dim = m.settings.dimension;
@@ -91,23 +145,36 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
   // J keeps its layout while the constraints and the bodies' motions do:
   // then the blocks are written where they are (the common case: every
   // evaluation of a step, and every step until the topology changes).
-  const bool checked = ws.J.layout() == ws.layout_checked && ws.layout_model == m.model_version;
-  bool same = checked || (ws.J.rows() == nr && ws.J.cols() == d.dof() && ws.J.groups().size() == m.constraints.size());
-  for (std::size_t i = 0; same && !checked && i < m.constraints.size(); ++i) {
-    const std::array<int, 4> l = layout_of(m, m.constraints[i]);
-    const BlockJacobian::Group& g = ws.J.groups()[i];
-    int k = g.first_block;
-    for (int end = 0; end < 2 && same; ++end) {
-      if (l[static_cast<std::size_t>(2 * end + 1)] == 0) continue;
-      same = k < g.first_block + g.blocks && ws.J.block(k).col == l[static_cast<std::size_t>(2 * end)] &&
-             ws.J.block(k).cols == l[static_cast<std::size_t>(2 * end + 1)];
-      ++k;
-    }
-    same = same && k == g.first_block + g.blocks;
+  const bool checked = ws.J.layout() == ws.layout_checked && ws.layout_model == m.model_version &&
+                       ws.layout_contacts == contact_stamp;
+  bool same = checked || (ws.J.rows() == nr && ws.J.cols() == d.dof() && ws.J.groups().size() == groups);
+  for (std::size_t i = 0; same && !checked && i < m.constraints.size(); ++i)
+    same = same_blocks(ws.J, static_cast<int>(i), layout_of(m, m.constraints[i]));
+  for (int g = 0; same && !checked && contacts && g < contacts->groups(); ++g) {
+    const int group = static_cast<int>(m.constraints.size()) + g;
+    same = ws.J.groups()[static_cast<std::size_t>(group)].rows == contacts->group_rows(g) &&
+           same_blocks(ws.J, group, layout_of(m, contacts->body_a(g), contacts->body_b(g)));
   }
+  // A contact group's rows and blocks, at J's group `group` from row `row`.
+  auto write_contact = [&](int g, int group, int row, bool append) {
+    Rows rows;
+    contacts->evaluate(m, g, q, v, rows);
+    copy_contact_rows(ws, g, rows, row);
+    if (append) ws.J.begin_group(row, rows.count);
+    const std::array<int, 4> l = layout_of(m, contacts->body_a(g), contacts->body_b(g));
+    int k = append ? 0 : ws.J.groups()[static_cast<std::size_t>(group)].first_block;
+    for (int end = 0; end < 2; ++end) {
+      const int dof = l[static_cast<std::size_t>(2 * end + 1)];
+      if (dof == 0) continue;
+      double* out = append ? ws.J.add_block(l[static_cast<std::size_t>(2 * end)], dof)
+                           : ws.J.mutable_values() + ws.J.block(k++).values;
+      copy_block(out, end == 0 ? rows.Ja : rows.Jb, rows.count, dof);
+    }
+  };
   if (same) {
     ws.layout_checked = ws.J.layout();
     ws.layout_model = m.model_version;
+    ws.layout_contacts = contact_stamp;
     double* values = ws.J.mutable_values();
     const int n = static_cast<int>(m.constraints.size());
     parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
@@ -127,6 +194,10 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
         }
       }
     });
+    for (int g = 0; contacts && g < contacts->groups(); ++g) {
+      const int group = static_cast<int>(m.constraints.size()) + g;
+      write_contact(g, group, ws.J.groups()[static_cast<std::size_t>(group)].row, false);
+    }
     remember_rows(m, ws, t, q, v);
     return;
   }
@@ -146,13 +217,19 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
     }
     row += c.rows;
   }
+  for (int g = 0; contacts && g < contacts->groups(); ++g) {
+    write_contact(g, -1, row, true);
+    row += contacts->group_rows(g);
+  }
   ws.layout_checked = ws.J.layout();
   ws.layout_model = m.model_version;
+  ws.layout_contacts = contact_stamp;
   remember_rows(m, ws, t, q, v);
 }
 
 void evaluate_rows(const WorldModel& m, WorldData& d, Workspace& ws, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   const bool current = ws.rows_valid && ws.rows_model == m.model_version && ws.rows_t == t &&
+                       ws.rows_contacts == (ws.contacts.active_for(m) ? ws.contacts.stamp() : 0) &&
                        ws.rows_q.size() == q.size() &&
                        (q.size() == 0 ||  // memcmp wants valid pointers, and an empty vector has none
                         std::memcmp(ws.rows_q.data(), q.data(), sizeof(double) * static_cast<std::size_t>(q.size())) == 0);
@@ -180,7 +257,8 @@ void evaluate_errors(const WorldModel& m, WorldData& d, Workspace& ws, double t,
   ws.first_row.resize(static_cast<std::size_t>(n) + 1);
   ws.first_row[0] = 0;
   for (int i = 0; i < n; ++i) ws.first_row[static_cast<std::size_t>(i) + 1] = ws.first_row[static_cast<std::size_t>(i)] + m.constraints[static_cast<std::size_t>(i)].rows;
-  ws.C.resize(ws.first_row.back());
+  const ContactRows* contacts = contacts_of(m, ws);
+  ws.C.resize(ws.first_row.back() + (contacts ? contacts->rows() : 0));
   rotations(m, ws, q);
   const auto& rot = ws.rotation;
   parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
@@ -193,15 +271,38 @@ void evaluate_errors(const WorldModel& m, WorldData& d, Workspace& ws, double t,
       for (int r = 0; r < c.rows; ++r) ws.C[ws.first_row[static_cast<std::size_t>(i)] + r] = rows.C[r];
     }
   });
+  if (!contacts) return;
+  Rows rows;
+  for (int g = 0, row = ws.first_row.back(); g < contacts->groups(); row += contacts->group_rows(g), ++g) {
+    contacts->evaluate(m, g, q, d.v, rows);
+    for (int r = 0; r < rows.count; ++r) ws.C[row + r] = rows.C[r];
+  }
 }
+
+namespace {
+
+// Contact rows are regularized (contact_rows.hpp), whatever the solver.
+void comply_contact_rows(Workspace& ws) {
+  for (std::size_t i = 0; i < ws.contact_row.size() && i < ws.held.size(); ++i)
+    if (ws.contact_row[i] != ContactRows::none && !ws.held[i])
+      ws.reg[static_cast<int>(i)] = std::max(ws.reg[static_cast<int>(i)], ContactRows::kContactCompliance * ws.diag[static_cast<int>(i)]);
+}
+
+bool has_contact_rows(const Workspace& ws) {
+  return std::any_of(ws.contact_row.begin(), ws.contact_row.end(), [](char k) { return k != ContactRows::none; });
+}
+
+}  // namespace
 
 void hold_rows(const WorldModel& m, Workspace& ws, const BlockJacobian& J, const std::vector<char>& held) {
   ws.held = held;
   const double relative = regularization(m.settings);
-  if (relative > 0.0) ws.diag = J.gram_diagonal(ws.w, parallel(m, ws));
+  const bool contacts = has_contact_rows(ws);
+  if (relative > 0.0 || contacts) ws.diag = J.gram_diagonal(ws.w, parallel(m, ws));
   ws.reg.resize(J.rows());
   for (std::size_t i = 0; i < held.size(); ++i)
     ws.reg[static_cast<int>(i)] = held[i] ? 1.0 : relative > 0.0 ? relative * ws.diag[static_cast<int>(i)] : 0.0;
+  if (contacts) comply_contact_rows(ws);
 }
 
 int prepare_system(const WorldModel& m, Workspace& ws) { return prepare_system(m, ws, ws.J); }
@@ -219,13 +320,15 @@ int prepare_system(const WorldModel& m, Workspace& ws, const BlockJacobian& J) {
     ws.reg[i] = 1.0;
     ++held;
   }
+  comply_contact_rows(ws);
   return held;
 }
 
-int hold_slack_rows(Workspace& ws, double tolerance) {
+int hold_slack_rows(Workspace& ws, double tolerance, bool contacts_apart) {
   int held = 0;
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     if (!ws.unilateral_row[i] || ws.held[i] || ws.C[static_cast<int>(i)] >= -tolerance) continue;
+    if (contacts_apart && ws.contact_row[i] == ContactRows::normal) continue;
     ws.held[i] = 1;
     ws.reg[static_cast<int>(i)] = 1.0;
     ++held;
@@ -274,6 +377,11 @@ void gather_warm(const WorldModel& m, WorldData& d, Workspace& ws, double scale)
       ws.lambda[row + r] = ws.held[static_cast<std::size_t>(row + r)] ? 0.0 : scale * d.constraints[i].warm[r];
     row += rows;
   }
+  if (row == ws.lambda.size()) return;
+  // Contacts keep their impulses (N·s) from the last substep.
+  ws.contacts.warm_start(ws.lambda, row);
+  for (int i = row; i < ws.lambda.size(); ++i)
+    if (ws.held[static_cast<std::size_t>(i)] || !m.settings.warm_start) ws.lambda[i] = 0.0;
 }
 
 void scatter_warm(const WorldModel& m, WorldData& d, Workspace& ws, double scale) {
@@ -323,11 +431,14 @@ void remember_substep_lambda(Workspace& ws) { ws.substep_lambda = ws.step_lambda
 
 void add_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws, const BlockJacobian& J, const Eigen::VectorXd& lambda, double factor,
                            double t, const Eigen::VectorXd& q) {
-  assert(J.groups().size() == m.constraints.size() && lambda.size() == J.rows() &&
-         ws.step_lambda.size() == J.rows());
-  ws.step_lambda += factor * lambda;
+  const int model = static_cast<int>(ws.step_lambda.size());
+  assert(lambda.size() == J.rows() && model <= J.rows() &&
+         J.groups().size() == m.constraints.size() + static_cast<std::size_t>(model < J.rows() ? ws.contacts.groups() : 0));
+  ws.step_lambda += factor * lambda.head(model);
+  if (model < J.rows()) ws.contacts.add_impulses(lambda, model, factor * m.settings.dt);
   double* forces = ws.block_forces.data();
-  for (const BlockJacobian::Group& g : J.groups()) {
+  for (std::size_t gi = 0; gi < m.constraints.size(); ++gi) {
+    const BlockJacobian::Group& g = J.groups()[gi];
     double l[3];
     for (int r = 0; r < g.rows; ++r) l[r] = factor * lambda[g.row + r];
     for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
@@ -386,6 +497,11 @@ void finish_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) 
 
 namespace {
 
+// The active set's rounds, per row, before it settles for what it has, and
+// the gradient (relative to the right side) that lets a held row go.
+constexpr int kActiveSetRounds = 2;
+constexpr double kReleaseTolerance = 1e-10;
+
 bool has_bounds(const Workspace& ws) {
   for (int i = 0; i < ws.lo.size(); ++i)
     if (std::isfinite(ws.lo[i]) || std::isfinite(ws.hi[i])) return true;
@@ -410,22 +526,49 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
   if (!has_bounds(ws)) return stats;
 
   // Active set: a row past its bound is held there, its coupling moved to
-  // the right-hand side, and the rest solved again.
+  // the right-hand side, and the rest solved again. When no row is past its
+  // bound, the held row whose gradient g = K λ − r would take it back inside
+  // most strongly is let go (at its lower bound g < 0, at its upper g > 0:
+  // the box-bounded problem's optimality), so that a row clamped on the way
+  // (a contact that seemed to pull while friction was still unbounded) is
+  // not held for good.
   const int nr = static_cast<int>(ws.rhs.size());
   Eigen::VectorXd held_lambda = Eigen::VectorXd::Zero(nr);
   const std::vector<char> held_before = ws.held;
   const std::vector<char> none;
-  for (int round = 0; round < nr; ++round) {
-    bool clamped = false;
+  std::vector<char> clamped(static_cast<std::size_t>(nr), 0);
+  const double tiny = kReleaseTolerance * (nr ? ws.rhs.cwiseAbs().maxCoeff() : 0.0);
+  for (int round = 0; round < kActiveSetRounds * nr; ++round) {
+    bool changed = false;
     for (int i = 0; i < nr; ++i) {
       if (ws.held[static_cast<std::size_t>(i)]) continue;
       const double bound = std::clamp(ws.lambda[i], ws.lo[i], ws.hi[i]);
       if (bound == ws.lambda[i]) continue;
       ws.held[static_cast<std::size_t>(i)] = 1;
+      clamped[static_cast<std::size_t>(i)] = 1;
       held_lambda[i] = bound;
-      clamped = true;
+      changed = true;
     }
-    if (!clamped) break;
+    if (!changed) {
+      if (std::find(clamped.begin(), clamped.end(), 1) == clamped.end()) break;
+      Eigen::VectorXd g(nr);
+      SystemView{J, ws.w, ws.reg, held_before, k.parallel}.apply(ws.lambda, g, ws.dof_scratch);
+      g -= ws.rhs;
+      int release = -1;
+      double worst = tiny;
+      for (int i = 0; i < nr; ++i) {
+        if (!clamped[static_cast<std::size_t>(i)] || ws.lo[i] == ws.hi[i]) continue;
+        const double pull = held_lambda[i] == ws.lo[i] ? -g[i] : g[i];
+        if (pull > worst) {
+          worst = pull;
+          release = i;
+        }
+      }
+      if (release < 0) break;
+      clamped[static_cast<std::size_t>(release)] = 0;
+      ws.held[static_cast<std::size_t>(release)] = 0;
+      held_lambda[release] = 0.0;
+    }
     Eigen::VectorXd coupling(nr);
     SystemView{J, ws.w, ws.reg, none, k.parallel}.apply(held_lambda, coupling, ws.dof_scratch);
     const Eigen::VectorXd rhs = ws.rhs - coupling;

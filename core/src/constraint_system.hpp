@@ -12,8 +12,14 @@ namespace linkage {
 // The world's threads, for the solvers and the products with J.
 inline Parallel parallel(const WorldModel& m, Workspace& ws) { return Parallel{&ws.threads, m.settings.threads}; }
 
+// The rows of the model's constraints, and of the system (the substep's
+// contacts follow the model's rows: contact_rows.hpp).
+int model_rows(const WorldModel& m);
+int system_rows(const WorldModel& m, const Workspace& ws);
+
 // Every constraint's C, Ċ, J̇q̇, c_tt, bounds and J blocks at (t, q, q̇), in
-// row order. A body that cannot be moved (W = 0) gets no block.
+// row order, then the substep's contacts'. A body that cannot be moved (W =
+// 0) gets no block.
 void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 
 // The relative regularization of K's diagonal: the setting, but for the
@@ -38,8 +44,10 @@ int prepare_system(const WorldModel& m, Workspace& ws);
 int prepare_system(const WorldModel& m, Workspace& ws, const BlockJacobian& J);
 
 // Holds at λ = 0 every one-sided row that is slack by more than `tolerance`
-// (C < −tolerance): a slack rope pulls on nothing. Returns how many.
-int hold_slack_rows(Workspace& ws, double tolerance);
+// (C < −tolerance): a slack rope pulls on nothing. Contacts apart stay in
+// when `contacts_apart` (a position correction may close their gap, no
+// more: their rows push only). Returns how many.
+int hold_slack_rows(Workspace& ws, double tolerance, bool contacts_apart = false);
 
 // Soft rows (ws.soft_omega > 0), three ways:
 // force-based: held at their spring force λ = −(ω² C + 2ζω Ċ) / K_ii;

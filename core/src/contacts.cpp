@@ -70,13 +70,18 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
   std::vector<collision::Hull> hulls;
   std::vector<collision::Aabb> boxes;
   std::vector<collision::Pose> poses;
+  std::vector<double> reach;  // how far each shaped body's surface may move in the step
   for (int i = 0; i < static_cast<int>(m.bodies.size()); ++i) {
     const BodyRecord& b = m.bodies[static_cast<std::size_t>(i)];
     if (std::holds_alternative<Plane>(b.shape)) planes.push_back(i);
     collision::Hull hull = collision::hull_of(b.shape);
     if (hull.vertices.empty()) continue;
+    double extent = 0.0;
+    for (const Vec2& x : hull.vertices) extent = std::max(extent, x.norm());
+    const double spin = b.kind == BodyKind::rigid ? std::abs(v[b.offset + 2]) * (extent + hull.radius) : 0.0;
+    reach.push_back(h * (Vec2(v[b.offset], v[b.offset + 1]).norm() + spin));
     poses.push_back(pose_of(b, d.q));
-    boxes.push_back(collision::bounds(hull, poses.back(), margin));
+    boxes.push_back(collision::bounds(hull, poses.back(), margin + reach.back()));
     hulls.push_back(std::move(hull));
     shaped.push_back(i);
   }
@@ -135,7 +140,10 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
     const collision::Pose& pb = poses[static_cast<std::size_t>(j)];
     const collision::Hull& ha = hulls[static_cast<std::size_t>(i)];
     const collision::Hull& hb = hulls[static_cast<std::size_t>(j)];
-    add(a, b, pa, pb, ha.radius, hb.radius, collision::collide(ha, pa, hb, pb, margin));
+    // Whatever may touch within the step is a contact (speculative): the
+    // margin grows with how far the two may move.
+    const double ahead = margin + reach[static_cast<std::size_t>(i)] + reach[static_cast<std::size_t>(j)];
+    add(a, b, pa, pb, ha.radius, hb.radius, collision::collide(ha, pa, hb, pb, ahead));
   }
   // Planes are endless, so outside the broad phase: each meets every hull
   // (a world holds a few), and is always the pair's first body.
@@ -147,7 +155,8 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
     for (std::size_t j = 0; j < shaped.size(); ++j) {
       const int b = shaped[j];
       if (!may_collide(a, b)) continue;
-      add(a, b, pa, poses[j], 0.0, hulls[j].radius, collision::collide_plane(pa.p, normal, hulls[j], poses[j], margin));
+      add(a, b, pa, poses[j], 0.0, hulls[j].radius,
+          collision::collide_plane(pa.p, normal, hulls[j], poses[j], margin + reach[j]));
     }
   }
   // Warm start: the same bodies and features as a point of the last step.
@@ -341,6 +350,27 @@ void ContactSolver::store(std::vector<ContactRecord>& out) const {
                    p.separation, p.normal_impulse, Vec3(friction.x(), friction.y(), 0.0)});
   }
   std::sort(out.begin(), out.end(), [](const ContactRecord& x, const ContactRecord& y) { return x.key() < y.key(); });
+}
+
+void ContactSolver::found(std::vector<FoundPoint>& out) const {
+  out.clear();
+  const auto v3 = [](const Vec2& x) { return Vec3(x.x(), x.y(), 0.0); };
+  for (std::size_t first = 0; first < points_.size(); first += static_cast<std::size_t>(points_[first].count)) {
+    for (int k = 0; k < points_[first].count; ++k) {
+      const Point& p = points_[first + static_cast<std::size_t>(k)];
+      FoundPoint f{p.a, p.b, p.id_a, p.id_b, p.feature, k == 0 ? p.count : 0, v3(p.point), v3(p.normal), p.separation,
+                   p.friction, p.restitution, p.approach};
+      f.reference = p.reference;
+      f.local_normal = v3(p.local_normal);
+      f.local_a = v3(p.local_a);
+      f.local_b = v3(p.local_b);
+      f.radius_a = p.radius_a;
+      f.radius_b = p.radius_b;
+      f.normal_impulse = p.normal_impulse;
+      f.friction_impulse = v3(p.tangent_impulse * perp(p.normal));
+      out.push_back(f);
+    }
+  }
 }
 
 }  // namespace linkage

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "collision/manifold.hpp"
+#include "contact_point.hpp"
 #include "world_data.hpp"
 
 namespace linkage {
@@ -35,6 +36,8 @@ class Contacts {
   virtual double correct_positions(Eigen::VectorXd& q) const = 0;
   // The impulses for the next step's warm start and World::contacts, sorted by key.
   virtual void store(std::vector<ContactRecord>& out) const = 0;
+  // The points as found, a manifold's points together: the exact family's rows.
+  virtual void found(std::vector<FoundPoint>& out) const = 0;
 };
 
 // Box2D's filter rule (body.hpp's Filter).
@@ -57,6 +60,7 @@ class ContactSolver final : public Contacts {
   void restitute(Eigen::VectorXd& v) override;
   double correct_positions(Eigen::VectorXd& q) const override;
   void store(std::vector<ContactRecord>& out) const override;
+  void found(std::vector<FoundPoint>& out) const override;
 
  private:
   // A body as the velocity sweeps need it, copied once per step.

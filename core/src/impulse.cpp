@@ -36,7 +36,13 @@ Eigen::VectorXd position_bias(const Workspace& ws, double beta, double h) {
   return bias;
 }
 
-// Global velocity projection: J W Jᵀ λ = −(J v* + b + (β/h) C), one solve.
+// Re-solves for friction bounds that follow the normal impulses before the
+// step gives up on them (they settle in one or two).
+constexpr int kFrictionRounds = 8;
+
+// Global velocity projection: J W Jᵀ λ = −(J v* + b + (β/h) C), one solve;
+// with contacts, again while their friction bounds move (μ times the
+// normal impulses of the solve before).
 void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h, Eigen::VectorXd& v) {
   ws.rhs = -(ws.Cdot + velocity_bias(ws, h) + position_bias(ws, m.settings.baumgarte, h));
   ws.lo *= h;  // λ here is an impulse (N·s): a bound in N becomes one in N·s
@@ -44,12 +50,58 @@ void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double 
   const int held = prepare_system(m, ws);
   soften_rows(ws, h);
   gather_warm(m, d, ws, h);
+  const int first_contact = model_rows(m);
+  const bool contacts = first_contact < ws.J.rows();
+  if (contacts) ws.contacts.bound_friction(ws.lo, ws.hi, Eigen::VectorXd(), first_contact);
+  const Eigen::VectorXd rhs = ws.rhs;
   record_solve(m, ws, solve_system(m, ws), held);
+  for (int round = 0; contacts && round < kFrictionRounds && ws.contacts.bound_friction(ws.lo, ws.hi, ws.lambda, first_contact);
+       ++round) {
+    ws.rhs = rhs;
+    record_solve(m, ws, solve_system(m, ws), held);
+  }
   add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);
   mark_free_motors(ws, 1.0);
   Eigen::VectorXd dv = Eigen::VectorXd::Zero(v.size());
   ws.J.add_transpose_product(ws.lambda, dv, parallel(m, ws));
   v += ws.w.cwiseProduct(dv);
+}
+
+// Restitution in the exact family: the points that pushed in the velocity
+// solve and closed faster than the threshold leave at e times their
+// approach speed; in the same solve the joints keep the velocities the
+// step gave them and the other points that pushed may push more or let go
+// (each λ's total keeps its bounds). Motors and friction are held.
+void bounce(const WorldModel& m, WorldData& d, Workspace& ws, double t, Eigen::VectorXd& v) {
+  const int first = model_rows(m), n = ws.J.rows();
+  Eigen::VectorXd target(n);
+  ws.contacts.bounce_targets(ws.lambda, first, m.settings.restitution_threshold, target);
+  if (!target.tail(n - first).array().isFinite().any()) return;
+  const Eigen::VectorXd pushed = ws.lambda;
+  Eigen::VectorXd jv;
+  ws.J.multiply(v, jv, parallel(m, ws));
+  const int held = prepare_system(m, ws);
+  ws.rhs.setZero(n);
+  for (int i = 0; i < n; ++i) {
+    const auto row = static_cast<std::size_t>(i);
+    const bool keep = !ws.velocity_row[row] && ws.soft_omega[i] == 0.0 &&
+                      (ws.contact_row[row] != ContactRows::normal || pushed[i] < 0.0);
+    if (!keep) {
+      ws.held[row] = 1;
+      ws.reg[i] = 1.0;
+      continue;
+    }
+    if (i >= first && std::isfinite(target[i])) ws.rhs[i] = -(jv[i] - target[i]);
+    ws.lo[i] -= pushed[i];
+    ws.hi[i] -= pushed[i];
+  }
+  ws.lambda.setZero(n);
+  record_solve(m, ws, solve_system(m, ws), held);
+  add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);
+  Eigen::VectorXd dv = Eigen::VectorXd::Zero(v.size());
+  ws.J.add_transpose_product(ws.lambda, dv, parallel(m, ws));
+  v += ws.w.cwiseProduct(dv);
+  ws.lambda += pushed;
 }
 
 // Box2D's sequential impulses: each constraint in turn solves its own block
@@ -276,6 +328,8 @@ void impulse_step(const WorldModel& m, WorldData& d, Workspace& ws, double t, do
   }
   {
     const StageClock::Scope stage(ws.clock, Stage::constraints);
+    // The exact family's contacts join the rows (the other family solves its own).
+    ws.contacts.find(m, d, v, h);
     evaluate_rows(m, d, ws, t, d.q, v);
   }
 
@@ -284,8 +338,11 @@ void impulse_step(const WorldModel& m, WorldData& d, Workspace& ws, double t, do
     sequential_impulses(m, d, ws, t, h, v);
   } else {
     project(m, d, ws, t, h, v);
-    if (m.settings.project_positions) std::swap(ws.step_J, ws.J);
+    // Positions move with the velocities before the bounce (as Box2D v3
+    // restitutes): a speculative contact lands, then leaves.
     d.q += h * v;
+    if (ws.contacts.active_for(m)) bounce(m, d, ws, t, v);
+    if (m.settings.project_positions) std::swap(ws.step_J, ws.J);
   }
   d.v = v;
   scatter_warm(m, d, ws, h);

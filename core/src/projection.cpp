@@ -30,17 +30,24 @@ constexpr double kShakeContraction = 0.25;
 // motor rows to 0 (their target).
 void hold_for_positions(const WorldModel& m, Workspace& ws, const BlockJacobian& J) {
   prepare_system(m, ws, J);
-  hold_slack_rows(ws, m.settings.projection_tolerance);
+  hold_slack_rows(ws, m.settings.projection_tolerance, true);
   hold_soft_rows(ws);
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     if (!ws.velocity_row[i]) continue;
     const int r = static_cast<int>(i);
     ws.C[r] = 0.0;
-    if (i < ws.motor_free.size() && ws.motor_free[i]) {
+    // Friction does not resist a position correction (it pushes along normals only).
+    if ((i < ws.motor_free.size() && ws.motor_free[i]) || ws.contact_row[i] == ContactRows::friction) {
       ws.held[i] = 1;
       ws.reg[r] = 1.0;
     }
   }
+}
+
+// Row i's error: C, but a contact apart (C < 0) is not in error. Its row
+// may only push, so a Newton step leaves it free to open further.
+double row_error(const Workspace& ws, int i) {
+  return ws.contact_row[static_cast<std::size_t>(i)] == ContactRows::normal ? std::max(ws.C[i], 0.0) : ws.C[i];
 }
 
 // max |C| over the rows projection holds.
@@ -48,14 +55,17 @@ double worst_error(const Workspace& ws) {
   double worst = 0.0;
   for (int i = 0; i < ws.C.size(); ++i)
     if (!ws.held[static_cast<std::size_t>(i)] && !ws.velocity_row[static_cast<std::size_t>(i)])
-      worst = std::max(worst, std::abs(ws.C[i]));
+      worst = std::max(worst, std::abs(row_error(ws, i)));
   return worst;
 }
 
-double error_norm(const Eigen::VectorXd& c, const std::vector<char>& held, const std::vector<char>& velocity_row) {
+double error_norm(const Workspace& ws, const std::vector<char>& held) {
   double sum = 0.0;
-  for (int i = 0; i < c.size(); ++i)
-    if (!held[static_cast<std::size_t>(i)] && !velocity_row[static_cast<std::size_t>(i)]) sum += c[i] * c[i];
+  for (int i = 0; i < ws.C.size(); ++i) {
+    if (held[static_cast<std::size_t>(i)] || ws.velocity_row[static_cast<std::size_t>(i)]) continue;
+    const double c = row_error(ws, i);
+    sum += c * c;
+  }
   return std::sqrt(sum);
 }
 
@@ -89,7 +99,7 @@ namespace {
 double position_norm(Workspace& ws, const std::vector<char>& held) {
   for (int i = 0; i < ws.C.size(); ++i)
     if (ws.velocity_row[static_cast<std::size_t>(i)]) ws.C[i] = 0.0;
-  return error_norm(ws.C, held, ws.velocity_row);
+  return error_norm(ws, held);
 }
 
 }  // namespace
@@ -108,8 +118,7 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
   //   the W-nearest point. Newton may raise |C| on the way (a chain's long,
   //   ill-conditioned modes), so full steps are taken and halved only where
   //   they would diverge (|C| non-finite, or up kMaxGrowth-fold).
-  int rows = 0;
-  for (const ConstraintRecord& c : m.constraints) rows += c.rows;
+  const int rows = system_rows(m, ws);
   const bool shake = s.projection == Projection::shake && ws.step_J.rows() == rows && rows > 0;
   if (shake) {
     evaluate_errors(m, d, ws, t, d.q);
@@ -121,7 +130,7 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
   out.error = worst_error(ws);
   if (out.error < s.projection_tolerance) return out;
   const std::vector<char> held = ws.held;
-  double norm = error_norm(ws.C, held, ws.velocity_row);
+  double norm = error_norm(ws, held);
   const double initial = norm;
   bool newton = !shake;
   double forcing = kMaxForcing;
@@ -207,19 +216,32 @@ void project_velocities(const WorldModel& m, WorldData& d, Workspace& ws, double
   prepare_system(m, ws);
   hold_slack_rows(ws, m.settings.projection_tolerance);
   hold_soft_rows(ws);
+  // Friction acted in the velocity solve; here it would hold a bounce or a
+  // slide. A contact that has not pushed in the substep (it met its body
+  // just now) is the next step's, which bounces it: here it would stop dead.
+  const int first_contact = model_rows(m);
+  for (std::size_t i = 0; i < ws.held.size(); ++i) {
+    const ContactRows::Kind kind = static_cast<ContactRows::Kind>(ws.contact_row[i]);
+    if (kind == ContactRows::none || (kind == ContactRows::normal && ws.contacts.pushed(static_cast<int>(i) - first_contact)))
+      continue;
+    ws.held[i] = 1;
+    ws.reg[static_cast<int>(i)] = 1.0;
+  }
   // Velocities that would keep every held row within projection_tolerance
   // over a whole step already are the projection (a structure at rest):
-  // nothing to solve.
+  // nothing to solve. A contact that separates needs nothing either.
   double worst = 0.0;
-  for (std::size_t i = 0; i < ws.held.size(); ++i)
-    if (!ws.held[i]) worst = std::max(worst, std::abs(ws.Cdot[static_cast<int>(i)]));
+  for (std::size_t i = 0; i < ws.held.size(); ++i) {
+    const double rate = ws.Cdot[static_cast<int>(i)];
+    if (!ws.held[i]) worst = std::max(worst, ws.contact_row[i] == ContactRows::normal ? rate : std::abs(rate));
+  }
   if (worst * h < m.settings.projection_tolerance) return;
   // A motor is a velocity row: SHAKE's correction (Δq/h) may have moved its
   // bodies' velocities, so RATTLE imposes it again, its bound an impulse now
   // (N·s), less what the substep's earlier solves applied: the bound holds
   // for the substep as a whole.
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
-    if (!ws.velocity_row[i]) continue;
+    if (!ws.velocity_row[i] || ws.contact_row[i] != ContactRows::none) continue;
     const int r = static_cast<int>(i);
     const double applied = (ws.step_lambda[r] - ws.substep_lambda[r]) * m.settings.dt;
     ws.lo[r] = std::min(ws.lo[r] * h - applied, 0.0);

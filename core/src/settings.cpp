@@ -148,8 +148,8 @@ Status validate(const WorldSettings& s) {
     return invalid_argument("max_correction", "must be > 0, got " + number_text(s.max_correction));
   if (s.threads < 1 || s.threads > kMaxThreads)
     return invalid_argument("threads", "must be 1 to " + std::to_string(kMaxThreads) + ", got " + std::to_string(s.threads));
-  if (s.contacts && s.dynamics != Dynamics::sequential_impulses)
-    return invalid_argument("contacts", "only the sequential_impulses dynamics solves contacts so far");
+  if (s.contacts && s.dynamics == Dynamics::force_based)
+    return invalid_argument("contacts", "the force_based dynamics takes no contacts: use velocity_projection (exact) or sequential_impulses");
   LINKAGE_CHECK(check_nonnegative("contact_margin", s.contact_margin));
   LINKAGE_CHECK(check_nonnegative("contact_slop", s.contact_slop));
   LINKAGE_CHECK(check_nonnegative("restitution_threshold", s.restitution_threshold));

@@ -12,10 +12,12 @@
 #include <Eigen/Core>
 
 #include "block_jacobian.hpp"
+#include "contact_rows.hpp"
 #include "linkage/diagnostics.hpp"
 #include "parallel.hpp"
 #include "solvers/direct.hpp"
 #include "stage_clock.hpp"
+#include "tree_projection.hpp"
 
 namespace linkage {
 
@@ -30,6 +32,7 @@ struct Workspace {
   // force-based method); solve_system moves its coupling to the right side.
   Eigen::VectorXd fixed;
   std::vector<char> velocity_row, unilateral_row, held;
+  std::vector<char> contact_row;  // per row: ContactRows::Kind (none: a model constraint's)
   std::vector<int> first_row;  // per constraint (and one past the last): its first row
   std::vector<std::pair<double, double>> rotation;  // per body: (cos θ, sin θ) of the evaluation under way
   std::vector<char> motor_free;  // per row: a motor at its bound in the step's velocity solve
@@ -48,12 +51,17 @@ struct Workspace {
   bool rows_valid = false;
   // J's layout (by its stamp) was last found to match the constraints and
   // bodies of model version layout_model: evaluations skip the check.
-  std::uint64_t layout_checked = ~0ull, layout_model = ~0ull;
+  std::uint64_t layout_checked = ~0ull, layout_model = ~0ull, layout_contacts = 0;
   double rows_t = 0.0;
-  std::uint64_t rows_model = 0;
+  std::uint64_t rows_model = 0, rows_contacts = 0;
   Eigen::VectorXd rows_q, rows_v;
 
+  // The exact family's contacts of the substep under way: rows after the
+  // model's (found again at every substep; stale once the model changes).
+  ContactRows contacts;
+
   DirectSolver direct;
+  TreeProjection tree;  // position projection's path for acyclic constraint graphs
   std::uint64_t solved_model = ~0ull;  // the model version the last step solved
   // The model's settings and model versions the direct solver last saw: new
   // settings start it over, any other change of the model has it look for

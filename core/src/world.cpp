@@ -38,15 +38,21 @@ void measure(const WorldModel& m, WorldData& d, Workspace& ws, StepDiagnostics& 
   int n_c = 0, n_cdot = 0;
   out.max_error = out.max_error_rate = 0.0;
   for (int i = 0; i < ws.C.size(); ++i) {
-    if (!ws.velocity_row[static_cast<std::size_t>(i)]) {
-      // A slack rope (C < 0) is not in error.
-      const double c = ws.unilateral_row[static_cast<std::size_t>(i)] ? std::max(ws.C[i], 0.0) : ws.C[i];
+    const auto row = static_cast<std::size_t>(i);
+    if (!ws.velocity_row[row]) {
+      // A slack rope (C < 0) is not in error, nor a contact apart.
+      const double c = ws.unilateral_row[row] ? std::max(ws.C[i], 0.0) : ws.C[i];
       out.max_error = worse(out.max_error, std::abs(c));
       sum_c += c * c;
       ++n_c;
     }
-    out.max_error_rate = worse(out.max_error_rate, std::abs(ws.Cdot[i]));
-    sum_cdot += ws.Cdot[i] * ws.Cdot[i];
+    // Friction's rate is a slide, not an error; a contact's only when it closes.
+    if (ws.contact_row[row] == ContactRows::friction) continue;
+    const double rate =
+        ws.contact_row[row] == ContactRows::normal ? (ws.C[i] < -m.settings.projection_tolerance ? 0.0 : std::max(ws.Cdot[i], 0.0))
+                                                   : ws.Cdot[i];
+    out.max_error_rate = worse(out.max_error_rate, std::abs(rate));
+    sum_cdot += rate * rate;
     ++n_cdot;
   }
   out.rms_error = n_c ? std::sqrt(sum_c / n_c) : 0.0;
@@ -167,6 +173,7 @@ void substep(const WorldModel& m, WorldData& d, Workspace& ws, double h, const A
     const StageClock::Scope stage(ws.clock, Stage::project_velocities);
     project_velocities(m, d, ws, d.time, h);
   }
+  if (m.settings.contacts && m.settings.dynamics == Dynamics::velocity_projection) ws.contacts.store(d.contacts);
 }
 
 // Forces applied for a number of steps count down, and are spent at 0:

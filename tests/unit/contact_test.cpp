@@ -211,7 +211,7 @@ TEST(Contacts, ABallPitIsDeterministicAndRestoresBitForBit) {
 
 TEST(Contacts, SettingsAndMaterialsAreChecked) {
   WorldSettings s = contact_settings();
-  s.dynamics = Dynamics::velocity_projection;
+  s.dynamics = Dynamics::force_based;  // the exact family (velocity_projection) and sequential impulses take contacts
   EXPECT_EQ(World::create(s).error().field, "contacts");
   s = contact_settings();
   s.contact_slop = -1.0;

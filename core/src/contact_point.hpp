@@ -1,0 +1,33 @@
+#pragma once
+// A contact point as the narrow phase found it, in a form both families
+// read: which bodies and features, the material, the warm start, and how to
+// measure its separation at other positions (Box2D's position manifold, in
+// each body's frame).
+
+#include <cstdint>
+
+#include "linkage/body.hpp"
+#include "linkage/ids.hpp"
+
+namespace linkage {
+
+struct FoundPoint {
+  int a = -1, b = -1;  // dense body indices
+  BodyId id_a, id_b;
+  std::uint32_t feature = 0;
+  int manifold = 1;  // on a manifold's first point: its points (they follow it); 0 on the others
+  Vec3 point = Vec3::Zero(), normal = Vec3::UnitX();  // world, when found; the normal from a to b
+  double separation = 0.0;
+  double friction = 0.0, restitution = 0.0;
+  double approach = 0.0;  // normal relative speed when found (< 0: closing)
+  // The separation at other positions: 0 between the core points (local_a,
+  // local_b), each surface a radius out; 1 from a's face (outward normal
+  // local_normal through local_a) to b's point local_b; 2 from b's face to a's point.
+  int reference = 0;
+  Vec3 local_normal = Vec3::UnitX(), local_a = Vec3::Zero(), local_b = Vec3::Zero();
+  double radius_a = 0.0, radius_b = 0.0;
+  double normal_impulse = 0.0;  // N·s, the warm start (≥ 0)
+  Vec3 friction_impulse = Vec3::Zero();
+};
+
+}  // namespace linkage

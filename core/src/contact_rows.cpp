@@ -1,0 +1,251 @@
+#include "contact_rows.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "constraints/constraint.hpp"
+#include "contacts.hpp"
+#include "world_data.hpp"
+
+namespace linkage {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// A friction bound that moves by less than this share has converged.
+constexpr double kBoundTolerance = 1e-10;
+
+// A body's frame at q: its position, its turn (2D rigid bodies only) and its velocity.
+struct Frame {
+  Vec3 x = Vec3::Zero(), v = Vec3::Zero();
+  double c = 1.0, s = 0.0, omega = 0.0;
+  bool rigid = false;
+
+  Vec3 rotate(const Vec3& l) const { return {c * l.x() - s * l.y(), s * l.x() + c * l.y(), l.z()}; }
+  // The velocity of the material point at arm r from the centre.
+  Vec3 velocity(const Vec3& r) const { return v + omega * Vec3(-r.y(), r.x(), 0.0); }
+};
+
+Frame frame_of(const WorldModel& m, int body, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  const BodyRecord& r = m.bodies[static_cast<std::size_t>(body)];
+  Frame f;
+  const int dim = m.settings.dimension;
+  for (int i = 0; i < dim; ++i) {
+    f.x[i] = q[r.offset + i];
+    f.v[i] = v[r.offset + i];
+  }
+  if (r.kind == BodyKind::rigid) {
+    f.rigid = true;
+    f.c = std::cos(q[r.offset + 2]);
+    f.s = std::sin(q[r.offset + 2]);
+    f.omega = v[r.offset + 2];
+  }
+  return f;
+}
+
+double cross2(const Vec3& r, const Vec3& n) { return r.x() * n.y() - r.y() * n.x(); }
+
+// J of a row whose rate is d · (velocity of b's point at arm_b − a's at arm_a).
+void write_row(Rows& out, int row, const Vec3& d, const Frame& a, const Vec3& arm_a, const Frame& b, const Vec3& arm_b,
+               int dim) {
+  for (int i = 0; i < dim; ++i) {
+    out.Ja(row, i) = -d[i];
+    out.Jb(row, i) = d[i];
+  }
+  if (a.rigid) out.Ja(row, 2) = -cross2(arm_a, d);
+  if (b.rigid) out.Jb(row, 2) = cross2(arm_b, d);
+  out.Cdot[row] = d.dot(b.velocity(arm_b) - a.velocity(arm_a));
+}
+
+// A point's separation at the frames, the normal it is measured along, the
+// lever arms its row acts through and where it touches.
+struct Measure {
+  double separation = 0.0;
+  Vec3 normal, arm_a, arm_b, at;
+};
+
+Measure measure(const FoundPoint& p, const Frame& a, const Frame& b) {
+  Measure out;
+  const Vec3 pa = a.x + a.rotate(p.local_a), pb = b.x + b.rotate(p.local_b);
+  switch (p.reference) {
+    case 0: {  // along the line of the core points, each surface a radius out
+      const Vec3 d = pb - pa;
+      const double distance = d.norm();
+      out.normal = distance > 1e-12 ? Vec3(d / distance) : p.normal;
+      out.separation = d.dot(out.normal) - p.radius_a - p.radius_b;
+      out.arm_a = pa - a.x;
+      out.arm_b = pb - b.x;
+      out.at = 0.5 * (pa + p.radius_a * out.normal + pb - p.radius_b * out.normal);
+      return out;
+    }
+    case 1:  // a's face, turned with a; b's point touches it
+      out.normal = a.rotate(p.local_normal);
+      out.separation = out.normal.dot(pb - pa);
+      out.at = pb;
+      break;
+    default:  // b's face; a's point
+      out.normal = -b.rotate(p.local_normal);
+      out.separation = out.normal.dot(pb - pa);
+      out.at = pa;
+      break;
+  }
+  // The separation's gradient acts through the touching point on both bodies.
+  out.arm_a = out.at - a.x;
+  out.arm_b = out.at - b.x;
+  return out;
+}
+
+// A unit direction across n: the slip if there is one, else a fixed one.
+Vec3 across(const Vec3& n, const Vec3& slip) {
+  Vec3 t = slip - n * n.dot(slip);
+  if (t.norm() > 1e-9 * std::max(slip.norm(), 1e-300)) return t.normalized();
+  const int axis = std::abs(n.x()) < 0.6 ? 0 : std::abs(n.y()) < 0.6 ? 1 : 2;
+  t = n.cross(Vec3::Unit(axis));
+  return t.normalized();
+}
+
+}  // namespace
+
+void ContactRows::clear() {
+  points_.clear();
+  groups_.clear();
+  impulse_.clear();
+  rows_ = 0;
+  model_ = topology_ = ~0ull;
+  ++stamp_;
+}
+
+bool ContactRows::active_for(const WorldModel& m) const {
+  return !groups_.empty() && model_ == m.model_version && topology_ == m.topology_version;
+}
+
+void ContactRows::find(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h) {
+  clear();
+  if (!m.settings.contacts || m.settings.dynamics != Dynamics::velocity_projection) return;
+  find_contacts(m, d, v, h)->found(points_);
+  model_ = m.model_version;
+  topology_ = m.topology_version;
+  const int dim = dim_ = m.settings.dimension;
+  for (int i = 0; i < static_cast<int>(points_.size());) {
+    const FoundPoint& p = points_[static_cast<std::size_t>(i)];
+    Group g;
+    g.a = p.a;
+    g.b = p.b;
+    g.first_point = i;
+    g.points = std::max(p.manifold, 1);
+    g.friction = p.friction;
+    g.rows = g.points + (g.friction > 0.0 ? dim - 1 : 0);
+    if (dim == 3) {
+      const Frame fa = frame_of(m, p.a, d.q, v), fb = frame_of(m, p.b, d.q, v);
+      g.slip = fb.v - fa.v;
+    }
+    rows_ += g.rows;
+    groups_.push_back(g);
+    i += g.points;
+  }
+  impulse_.assign(static_cast<std::size_t>(rows_), 0.0);
+}
+
+void ContactRows::evaluate(const WorldModel& m, int gi, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Rows& out) const {
+  const Group& g = groups_[static_cast<std::size_t>(gi)];
+  const int dim = m.settings.dimension;
+  const Frame a = frame_of(m, g.a, q, v), b = frame_of(m, g.b, q, v);
+  out = Rows{};
+  out.count = g.rows;
+  Vec3 normal = Vec3::UnitX(), centre = Vec3::Zero();
+  for (int k = 0; k < g.points; ++k) {
+    const Measure at = measure(points_[static_cast<std::size_t>(g.first_point + k)], a, b);
+    // C = −separation: its rate is −n · (the points' relative velocity).
+    write_row(out, k, -at.normal, a, at.arm_a, b, at.arm_b, dim);
+    out.C[k] = -at.separation;
+    out.lo[k] = -kInf;
+    out.hi[k] = 0.0;
+    if (k == 0) normal = at.normal;
+    centre += at.at / g.points;
+  }
+  if (g.rows == g.points) return;
+  const Vec3 arm_a = centre - a.x, arm_b = centre - b.x;
+  const Vec3 t1 = dim == 2 ? Vec3(-normal.y(), normal.x(), 0.0) : across(normal, g.slip);
+  write_row(out, g.points, t1, a, arm_a, b, arm_b, dim);
+  if (dim == 3) write_row(out, g.points + 1, normal.cross(t1), a, arm_a, b, arm_b, dim);
+  for (int r = g.points; r < g.rows; ++r) {
+    out.lo[r] = -kInf;
+    out.hi[r] = kInf;
+  }
+}
+
+bool ContactRows::bound_friction(Eigen::VectorXd& lo, Eigen::VectorXd& hi, const Eigen::VectorXd& lambda, int first) const {
+  bool moved = false;
+  int row = first;
+  for (const Group& g : groups_) {
+    double pushed = 0.0;
+    for (int k = 0; k < g.points; ++k)
+      pushed += lambda.size() ? std::max(-lambda[row + k], 0.0)
+                              : points_[static_cast<std::size_t>(g.first_point + k)].normal_impulse;
+    const double bound = g.friction * pushed;
+    for (int r = row + g.points; r < row + g.rows; ++r) {
+      moved = moved || std::abs(hi[r] - bound) > kBoundTolerance * bound;
+      lo[r] = -bound;
+      hi[r] = bound;
+    }
+    row += g.rows;
+  }
+  return moved;
+}
+
+void ContactRows::warm_start(Eigen::VectorXd& lambda, int first) const {
+  int row = first;
+  for (const Group& g : groups_) {
+    for (int k = 0; k < g.rows; ++k)
+      lambda[row + k] = k < g.points ? -points_[static_cast<std::size_t>(g.first_point + k)].normal_impulse : 0.0;
+    row += g.rows;
+  }
+}
+
+void ContactRows::bounce_targets(const Eigen::VectorXd& lambda, int first, double threshold, Eigen::VectorXd& target) const {
+  int row = first;
+  for (const Group& g : groups_) {
+    for (int k = 0; k < g.rows; ++k) {
+      target[row + k] = std::numeric_limits<double>::quiet_NaN();
+      if (k >= g.points) continue;
+      const FoundPoint& p = points_[static_cast<std::size_t>(g.first_point + k)];
+      if (p.restitution > 0.0 && p.approach < -threshold && lambda[row + k] < 0.0)
+        target[row + k] = p.restitution * p.approach;
+    }
+    row += g.rows;
+  }
+}
+
+void ContactRows::add_impulses(const Eigen::VectorXd& lambda, int first, double scale) {
+  for (int r = 0; r < rows_; ++r) impulse_[static_cast<std::size_t>(r)] += scale * lambda[first + r];
+}
+
+void ContactRows::store(std::vector<ContactRecord>& out) const {
+  out.clear();
+  out.reserve(points_.size());
+  int row = 0;
+  for (const Group& g : groups_) {
+    const FoundPoint& first = points_[static_cast<std::size_t>(g.first_point)];
+    double pushed = 0.0;
+    for (int k = 0; k < g.points; ++k) pushed += std::max(0.0, -impulse_[static_cast<std::size_t>(row + k)]);
+    // The directions when found (the friction rows turn with the bodies, by little within a substep).
+    const Vec3& n = first.normal;
+    Vec3 friction = Vec3::Zero();
+    if (g.rows > g.points) {
+      const Vec3 t1 = dim_ == 2 ? Vec3(-n.y(), n.x(), 0.0) : across(n, g.slip);
+      friction = impulse_[static_cast<std::size_t>(row + g.points)] * t1;
+      if (g.rows == g.points + 2) friction += impulse_[static_cast<std::size_t>(row + g.points + 1)] * n.cross(t1);
+    }
+    for (int k = 0; k < g.points; ++k) {
+      const FoundPoint& p = points_[static_cast<std::size_t>(g.first_point + k)];
+      const double normal = std::max(0.0, -impulse_[static_cast<std::size_t>(row + k)]);
+      // A manifold's friction is shared as its normal impulse is.
+      const double share = pushed > 0.0 ? normal / pushed : 1.0 / g.points;
+      out.push_back({p.id_a, p.id_b, p.feature, p.point, p.normal, p.separation, normal, share * friction});
+    }
+    row += g.rows;
+  }
+  std::sort(out.begin(), out.end(), [](const ContactRecord& x, const ContactRecord& y) { return x.key() < y.key(); });
+}
+
+}  // namespace linkage

@@ -1,0 +1,235 @@
+// Contacts in the exact family (the exact preset with contacts on) against
+// closed forms, held to the projection's tolerance rather than a slop: a
+// box on a ramp slides with g(sin θ − μ cos θ) to 1e-6 and stays when
+// tan θ < μ; a ball rebounds to e²·h; Newton's cradle passes the whole
+// impact along its row with energy to 1e-6; joints and contacts hold
+// together; and nothing overlaps by more than 1e-6 m.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "linkage/linkage.hpp"
+
+using namespace linkage;
+
+namespace {
+
+constexpr double kG = 9.81;
+constexpr double kPenetration = 1e-6;  // m: the bound; the projection holds 1e-10
+
+WorldSettings exact_contacts() {
+  WorldSettings s = with_preset(Preset::exact);
+  s.contacts = true;
+  return s;
+}
+
+// A fixed slab whose top surface passes through (0, 0), tilted by `angle`.
+BodyId ground(World& w, double angle = 0.0, double friction = 0.6, double restitution = 0.0) {
+  const Vec3 down(std::sin(angle) * 0.5, -std::cos(angle) * 0.5, 0.0);
+  return w
+      .add_body({.kind = BodyKind::rigid, .motion = Motion::fixed, .position = down, .angle = angle,
+                 .shape = Box{20.0, 0.5}, .material = {friction, restitution}})
+      .value();
+}
+
+// The deepest overlap of the world's contact rows after its last step (its
+// max_error counts them: a contact apart is not in error).
+double overlap(const World& w) { return w.diagnostics().max_error; }
+
+}  // namespace
+
+TEST(ExactContacts, ABoxSlidesDownARampWithCoulombFriction) {
+  const double angle = 40.0 * std::numbers::pi / 180.0, mu = 0.3;  // tan θ = 0.84 > μ
+  World w = World::create(exact_contacts()).value();
+  ground(w, angle, mu);
+  const Vec3 up(-std::sin(angle) * 0.1, std::cos(angle) * 0.1, 0.0);
+  const BodyId box = w.add_body({.kind = BodyKind::rigid, .position = up, .angle = angle, .mass = 1.0,
+                                 .shape = Box{0.2, 0.1}, .material = {mu, 0.0}})
+                         .value();
+  const Vec3 along(-std::cos(angle), -std::sin(angle), 0.0);  // down the slope
+  const double expected = kG * (std::sin(angle) - mu * std::cos(angle));
+  for (int i = 1; i <= 60; ++i) {  // 1 s
+    w.step();
+    const BodyInfo b = w.body(box).value();
+    // Each step adds exactly h·a: symplectic Euler is exact for a constant force.
+    ASSERT_NEAR(b.velocity.dot(along), expected * i * w.settings().dt, 1e-6 * expected * i * w.settings().dt)
+        << "step " << i;
+    ASSERT_NEAR(b.angular_velocity, 0.0, 1e-9);  // it slides, it does not tip
+    ASSERT_LT(overlap(w), kPenetration);
+  }
+  ASSERT_EQ(w.contacts().size(), 2u);
+  double normal = 0.0, friction = 0.0;
+  for (const ContactInfo& c : w.contacts()) {
+    normal += c.normal_impulse;
+    friction += c.tangent_impulse;
+  }
+  EXPECT_NEAR(normal, kG * std::cos(angle) * w.settings().dt, 1e-6 * normal);
+  // At the bound (sliding); the normal impulse also holds the projections' small share.
+  EXPECT_NEAR(std::abs(friction), mu * normal, 1e-6 * normal);
+}
+
+TEST(ExactContacts, ABoxOnARampStaysWhenFrictionHoldsIt) {
+  const double angle = 20.0 * std::numbers::pi / 180.0;  // tan θ = 0.36 < μ = 0.6
+  World w = World::create(exact_contacts()).value();
+  ground(w, angle);
+  const Vec3 up(-std::sin(angle) * 0.1, std::cos(angle) * 0.1, 0.0);
+  const BodyId box = w.add_body({.kind = BodyKind::rigid, .position = up, .angle = angle, .mass = 1.0,
+                                 .shape = Box{0.2, 0.1}, .material = {0.6, 0.0}})
+                         .value();
+  for (int i = 0; i < 120; ++i) w.step();
+  const BodyInfo b = w.body(box).value();
+  EXPECT_LT((b.position - up).norm(), 1e-6);
+  EXPECT_LT(b.velocity.norm(), 1e-6);
+  EXPECT_LT(overlap(w), kPenetration);
+}
+
+TEST(ExactContacts, ABallReboundsToESquaredTimesItsHeight) {
+  for (const double e : {0.5, 0.8}) {
+    World w = World::create(exact_contacts()).value();
+    ground(w);
+    const double r = 0.1, height = 1.0;
+    const BodyId ball = w.add_body({.kind = BodyKind::rigid, .position = Vec3(0, r + height, 0), .mass = 1.0,
+                                    .shape = Disk{r}, .material = {0.6, e}})
+                            .value();
+    bool bounced = false;
+    double apex = 0.0, lowest = 1e9;
+    for (int i = 0; i < 240; ++i) {
+      w.step();
+      const BodyInfo b = w.body(ball).value();
+      lowest = std::min(lowest, b.position.y() - r);
+      if (b.velocity.y() > 0.0) bounced = true;
+      if (bounced) apex = std::max(apex, b.position.y() - r);
+      if (bounced && b.velocity.y() < 0.0) break;
+    }
+    ASSERT_TRUE(bounced);
+    EXPECT_GT(lowest, -kPenetration) << "e = " << e;
+    // The ball lands exactly on the ground at the end of a step and leaves
+    // at e times the speed it had when that step began: the apex is off by
+    // at most one step's fall, e² of it.
+    const WorldSettings& s = w.settings();
+    const double v = std::sqrt(2.0 * kG * height);
+    EXPECT_NEAR(apex, e * e * height, e * e * v * s.dt + kG * s.dt * s.dt) << "e = " << e;
+  }
+}
+
+// Newton's cradle on a table (no gravity): five equal disks 10 cm apart, e =
+// 1; the first is sent into the others. Each impact is between two disks
+// and swaps their velocities, so the last disk leaves with the whole
+// momentum and the others stop; energy holds to 1e-6 and momentum to 1e-9
+// at every step.
+TEST(ExactContacts, NewtonsCradlePassesTheImpactAlongTheRow) {
+  WorldSettings s = exact_contacts();
+  s.gravity = Vec3::Zero();
+  World w = World::create(s).value();
+  const double r = 0.1, v = 2.0;
+  std::vector<BodyId> disks;
+  for (int i = 0; i < 5; ++i)
+    disks.push_back(w.add_body({.kind = BodyKind::rigid, .position = Vec3(i * (2 * r + 0.1), 0, 0),
+                                .velocity = Vec3(i == 0 ? v : 0.0, 0, 0), .mass = 1.0, .shape = Disk{r},
+                                .material = {0.0, 1.0}})
+                        .value());
+  for (int step = 0; step < 120; ++step) {
+    w.step();
+    double momentum = 0.0, energy = 0.0;
+    for (const BodyId id : disks) {
+      const BodyInfo b = w.body(id).value();
+      momentum += b.mass * b.velocity.x();
+      energy += 0.5 * b.mass * b.velocity.squaredNorm();
+    }
+    ASSERT_NEAR(momentum, v, 1e-9) << "step " << step;
+    ASSERT_NEAR(energy, 0.5 * v * v, 1e-6 * 0.5 * v * v) << "step " << step;
+    ASSERT_LT(overlap(w), kPenetration) << "step " << step;
+  }
+  for (std::size_t i = 0; i + 1 < disks.size(); ++i) EXPECT_NEAR(w.body(disks[i]).value().velocity.x(), 0.0, 1e-6);
+  EXPECT_NEAR(w.body(disks.back()).value().velocity.x(), v, 1e-6);
+}
+
+// Joints and contacts in one system: a pinned three-link arm dropped onto
+// the ground rests flat on it with its pins exact and no overlap.
+TEST(ExactContacts, APinnedChainFallsAndRestsOnTheGround) {
+  World w = World::create(exact_contacts()).value();
+  ground(w);
+  std::vector<BodyId> links;
+  for (int i = 0; i < 3; ++i)
+    links.push_back(w.add_body({.kind = BodyKind::rigid, .position = Vec3(0.5 * i, 1.0 + 0.3 * i, 0),
+                                .angle = std::atan2(0.3, 0.5), .shape = Box{0.32, 0.05}})
+                        .value());
+  const Vec3 half(std::hypot(0.5, 0.3) / 2, 0, 0);
+  for (int i = 0; i + 1 < 3; ++i)
+    w.add_constraint(PinDef{.a = links[i], .b = links[i + 1], .anchor_a = half, .anchor_b = -half}).value();
+  for (int i = 0; i < 300; ++i) {
+    w.step();
+    ASSERT_LT(w.diagnostics().max_error, kPenetration) << "step " << i;  // pins and contacts alike
+  }
+  for (const BodyId id : links) {
+    const BodyInfo b = w.body(id).value();
+    EXPECT_LT(b.velocity.norm(), 1e-6);
+    EXPECT_NEAR(b.angle, 0.0, 1e-6);
+    EXPECT_NEAR(b.position.y(), 0.05, kPenetration);
+  }
+}
+
+// A stack of ten boxes: more contact rows than freedoms (each box rests on
+// two corners, with friction), solved with the compliance that keeps such
+// a pile well posed; it stands with nothing sunk beyond 1e-6 m.
+TEST(ExactContacts, AStackOfTenBoxesStands) {
+  World w = World::create(exact_contacts()).value();
+  ground(w);
+  std::vector<BodyId> boxes;
+  for (int i = 0; i < 10; ++i)
+    boxes.push_back(w.add_body({.kind = BodyKind::rigid, .position = Vec3(0, 0.5 + 1.0 * i, 0), .shape = Box{0.5, 0.5}})
+                        .value());
+  for (int i = 0; i < 600; ++i) {
+    w.step();
+    ASSERT_LT(overlap(w), kPenetration) << "step " << i;
+  }
+  for (int i = 0; i < 10; ++i) {
+    const BodyInfo b = w.body(boxes[static_cast<std::size_t>(i)]).value();
+    EXPECT_NEAR(b.position.x(), 0.0, 1e-6);
+    EXPECT_NEAR(b.position.y(), 0.5 + i, 1e-5);
+    EXPECT_NEAR(b.angle, 0.0, 1e-6);
+  }
+  EXPECT_EQ(w.contacts().size(), 20u);
+}
+
+// 3D: a ball thrown into a corner of three planes comes to rest touching
+// all three, exactly.
+TEST(ExactContacts, ABallSettlesInACornerOfThreePlanes) {
+  WorldSettings s = exact_contacts();
+  s.dimension = 3;
+  s.gravity = Vec3(0, 0, -kG);
+  World w = World::create(s).value();
+  for (const Vec3& n : {Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, 1)})
+    w.add_body({.motion = Motion::fixed, .shape = Plane{n}}).value();
+  const double r = 0.1;
+  const BodyId ball =
+      w.add_body({.position = Vec3(0.3, 0.4, 0.5), .velocity = Vec3(-1, -1, 0), .shape = Disk{r}, .material = {0.3, 0.0}})
+          .value();
+  for (int i = 0; i < 300; ++i) {
+    w.step();
+    ASSERT_LT(overlap(w), kPenetration) << "step " << i;
+  }
+  const BodyInfo b = w.body(ball).value();
+  EXPECT_NEAR(b.position.z(), r, kPenetration);
+  EXPECT_GT(b.position.x(), r - kPenetration);
+  EXPECT_GT(b.position.y(), r - kPenetration);
+  EXPECT_LT(b.velocity.norm(), 1e-6);
+}
+
+TEST(ExactContacts, RestoreContinuesBitForBit) {
+  World w = World::create(exact_contacts()).value();
+  ground(w);
+  for (int i = 0; i < 12; ++i)
+    w.add_body({.kind = BodyKind::rigid, .position = Vec3(0.3 * (i % 4) - 0.45, 0.3 + 0.35 * i, 0), .angle = 0.1 * i,
+                .shape = i % 2 ? Shape{Box{0.12, 0.1}} : Shape{Disk{0.12}}, .material = {0.4, 0.2}})
+        .value();
+  for (int i = 0; i < 40; ++i) w.step();
+  const WorldState saved = w.save();
+  for (int i = 0; i < 40; ++i) w.step();
+  const std::uint64_t straight = w.state_hash();
+  w.restore(saved);
+  w.clear_caches();
+  for (int i = 0; i < 40; ++i) w.step();
+  EXPECT_EQ(w.state_hash(), straight);
+}
