@@ -6,6 +6,7 @@
 
 #include "body_view.hpp"
 #include "constraint_system.hpp"
+#include "tree_projection.hpp"
 
 namespace linkage {
 namespace {
@@ -107,6 +108,8 @@ double position_norm(Workspace& ws, const std::vector<char>& held) {
 ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h) {
   const WorldSettings& s = m.settings;
   ProjectionOutcome out;
+  // Acyclic constraint graphs: the same iterations, fused (tree_projection.hpp).
+  if (project_positions_on_tree(m, d, ws, t, h, LineSearch{kMaxCuts, kMaxGrowth}, out)) return out;
   // Newton iterations on C(q) = 0, each q += α W Dᵀ μ with J W Dᵀ μ ≈ −C:
   // - SHAKE (Projection::shake): D = J(qₙ), the step's own rows (ws.step_J),
   //   so that the chord of the step keeps its tangential length (symplectic);

@@ -1,0 +1,244 @@
+#include "tree_elimination.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+#include "multifrontal.hpp"
+
+namespace linkage {
+namespace {
+
+int find(std::vector<int>& parent, int x) {
+  while (parent[static_cast<std::size_t>(x)] != x) x = parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
+  return x;
+}
+
+}  // namespace
+
+bool TreeElimination::analyse(const std::vector<Body>& bodies, const std::vector<Node>& nodes) {
+  nodes_ = nodes;
+  bodies_ = bodies;
+  fronts_.clear();
+  front_nodes_.clear();
+  children_.clear();
+  front_rows_.clear();
+  const int nb = static_cast<int>(bodies.size());
+
+  // The pairs of bodies joined by constraints (several constraints on one
+  // pair are one edge) must form a forest.
+  std::vector<std::pair<int, int>> pairs;
+  for (const Node& n : nodes)
+    if (n.body[0] >= 0 && n.body[1] >= 0) pairs.push_back(std::minmax(n.body[0], n.body[1]));
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  std::vector<int> set(static_cast<std::size_t>(nb));
+  std::iota(set.begin(), set.end(), 0);
+  for (const auto& [a, b] : pairs) {
+    const int ra = find(set, a), rb = find(set, b);
+    if (ra == rb) return false;
+    set[static_cast<std::size_t>(ra)] = rb;
+  }
+
+  // Each body's nodes.
+  std::vector<int> start(static_cast<std::size_t>(nb) + 1, 0), list;
+  for (const Node& n : nodes)
+    for (int b : n.body)
+      if (b >= 0) ++start[static_cast<std::size_t>(b) + 1];
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  list.resize(static_cast<std::size_t>(start.back()));
+  std::vector<int> fill(start.begin(), start.end() - 1);
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    for (int b : nodes[i].body)
+      if (b >= 0) list[static_cast<std::size_t>(fill[static_cast<std::size_t>(b)]++)] = static_cast<int>(i);
+  auto other = [&](const Node& n, int b) { return n.body[0] == b ? n.body[1] : n.body[0]; };
+
+  // Root each component at its first body; a depth-first search gives each
+  // body its parent and the post-order (children before parents).
+  constexpr int kUnseen = -2;
+  std::vector<int> parent(static_cast<std::size_t>(nb), kUnseen), order;
+  std::vector<std::pair<int, int>> stack;  // (body, its next node in list)
+  for (int root = 0; root < nb; ++root) {
+    if (parent[static_cast<std::size_t>(root)] != kUnseen) continue;
+    parent[static_cast<std::size_t>(root)] = -1;
+    stack.push_back({root, start[static_cast<std::size_t>(root)]});
+    while (!stack.empty()) {
+      auto& [b, next] = stack.back();
+      if (next == start[static_cast<std::size_t>(b) + 1]) {
+        order.push_back(b);
+        stack.pop_back();
+        continue;
+      }
+      const int o = other(nodes[static_cast<std::size_t>(list[static_cast<std::size_t>(next++)])], b);
+      if (o < 0 || parent[static_cast<std::size_t>(o)] != kUnseen) continue;
+      parent[static_cast<std::size_t>(o)] = b;
+      stack.push_back({o, start[static_cast<std::size_t>(o)]});
+    }
+  }
+
+  // A front per body with constraints, in post-order: its children's edges
+  // (each child's update rows, in the child's order), then its constraints
+  // to the world or to bodies that do not move, then its parent's edge.
+  std::vector<std::vector<int>> child_fronts(static_cast<std::size_t>(nb));
+  std::size_t panels = 0, updates = 0;
+  for (int b : order) {
+    Front f;
+    f.body = b;
+    f.nodes = static_cast<int>(front_nodes_.size());
+    f.children = static_cast<int>(children_.size());
+    f.rows = static_cast<int>(front_rows_.size());
+    auto place = [&](int node) {
+      const Node& n = nodes[static_cast<std::size_t>(node)];
+      front_nodes_.push_back({node, f.size, n.rows, n.body[0] == b ? n.values[0] : n.values[1]});
+      for (int r = 0; r < n.rows; ++r) front_rows_.push_back(n.row + r);
+      f.size += n.rows;
+    };
+    for (int c : child_fronts[static_cast<std::size_t>(b)]) {
+      const Front& child = fronts_[static_cast<std::size_t>(c)];
+      children_.push_back({c, f.size, 0, 0});
+      for (int x = child.nodes; x < child.nodes + child.node_count; ++x)
+        if (other(nodes[static_cast<std::size_t>(front_nodes_[static_cast<std::size_t>(x)].node)], child.body) == b)
+          place(front_nodes_[static_cast<std::size_t>(x)].node);
+    }
+    for (int x = start[static_cast<std::size_t>(b)]; x < start[static_cast<std::size_t>(b) + 1]; ++x)
+      if (other(nodes[static_cast<std::size_t>(list[static_cast<std::size_t>(x)])], b) < 0) place(list[static_cast<std::size_t>(x)]);
+    f.pivots = f.size;
+    const int p = parent[static_cast<std::size_t>(b)];
+    for (int x = start[static_cast<std::size_t>(b)]; x < start[static_cast<std::size_t>(b) + 1]; ++x)
+      if (p >= 0 && other(nodes[static_cast<std::size_t>(list[static_cast<std::size_t>(x)])], b) == p) place(list[static_cast<std::size_t>(x)]);
+    if (f.size > kMaxFront) {
+      fronts_.clear();
+      return false;
+    }
+    f.node_count = static_cast<int>(front_nodes_.size()) - f.nodes;
+    f.child_count = static_cast<int>(children_.size()) - f.children;
+    if (f.size == 0) continue;  // a body no constraint holds
+    f.panel = static_cast<int>(panels);
+    panels += static_cast<std::size_t>(f.size * f.pivots + f.pivots);
+    f.update = static_cast<int>(updates);
+    updates += static_cast<std::size_t>((f.size - f.pivots) * (f.size - f.pivots));
+    if (p >= 0) child_fronts[static_cast<std::size_t>(p)].push_back(static_cast<int>(fronts_.size()));
+    fronts_.push_back(f);
+  }
+  panels_.assign(panels, 0.0);
+  updates_.assign(updates, 0.0);
+  return true;
+}
+
+void TreeElimination::factor(const double* J, const double* w, const char* skip, const double* diag, double* y) {
+  dependent_ = 0;
+  for (const Front& f : fronts_) {
+    // Most fronts of a tree are tiny (a chain's hold two rows, one of them a
+    // pivot): their shape as constants lets the compiler unroll every loop.
+    switch (f.size * 8 + f.pivots) {
+      case 1 * 8 + 0: factor_front<1, 0>(f, J, w, skip, diag, y); break;
+      case 1 * 8 + 1: factor_front<1, 1>(f, J, w, skip, diag, y); break;
+      case 2 * 8 + 0: factor_front<2, 0>(f, J, w, skip, diag, y); break;
+      case 2 * 8 + 1: factor_front<2, 1>(f, J, w, skip, diag, y); break;
+      case 2 * 8 + 2: factor_front<2, 2>(f, J, w, skip, diag, y); break;
+      case 3 * 8 + 1: factor_front<3, 1>(f, J, w, skip, diag, y); break;
+      case 3 * 8 + 2: factor_front<3, 2>(f, J, w, skip, diag, y); break;
+      case 3 * 8 + 3: factor_front<3, 3>(f, J, w, skip, diag, y); break;
+      case 4 * 8 + 2: factor_front<4, 2>(f, J, w, skip, diag, y); break;
+      case 4 * 8 + 4: factor_front<4, 4>(f, J, w, skip, diag, y); break;
+      default: factor_front<0, 0>(f, J, w, skip, diag, y);
+    }
+  }
+}
+
+template <int N, int P>
+void TreeElimination::factor_front(const Front& f, const double* J, const double* w, const char* skip,
+                                   const double* diag, double* y) {
+  const int n = N > 0 ? N : f.size, p = N > 0 ? P : f.pivots;
+  double F[N > 0 ? N * N : kMaxFront * kMaxFront];  // column-major; the lower triangle is used
+  std::fill(F, F + n * n, 0.0);
+  double yf[N > 0 ? N : kMaxFront];
+  const int* rows = front_rows_.data() + f.rows;
+  for (int x = 0; x < n; ++x) yf[x] = y[rows[x]];
+  const double* wb = w + bodies_[static_cast<std::size_t>(f.body)].offset;
+  const bool three = bodies_[static_cast<std::size_t>(f.body)].dof == 3;  // else 2
+  const int dof = three ? 3 : 2;
+  const Place* places = front_nodes_.data() + f.nodes;
+
+  // K's entries through this body: B_j W B_iᵀ for every two blocks on it.
+  for (int a = 0; a < f.node_count; ++a) {
+    const Place& pi = places[a];
+    for (int b = a; b < f.node_count; ++b) {
+      const Place& pj = places[b];
+      for (int r = 0; r < pi.rows; ++r) {
+        const double* ri = J + pi.values + r * dof;
+        double* col = F + (pi.at + r) * n + pj.at;
+        for (int s = a == b ? r : 0; s < pj.rows; ++s) {
+          const double* rj = J + pj.values + s * dof;
+          double sum = rj[0] * wb[0] * ri[0] + rj[1] * wb[1] * ri[1];
+          if (three) sum += rj[2] * wb[2] * ri[2];
+          col[s] += sum;
+        }
+      }
+    }
+  }
+  // What the children left on their edges to this body.
+  for (int x = f.children; x < f.children + f.child_count; ++x) {
+    const Place& ch = children_[static_cast<std::size_t>(x)];
+    const Front& c = fronts_[static_cast<std::size_t>(ch.node)];
+    const int nu = c.size - c.pivots;
+    const double* u = updates_.data() + c.update;
+    for (int cc = 0; cc < nu; ++cc)
+      for (int rr = cc; rr < nu; ++rr) F[(ch.at + cc) * n + ch.at + rr] += u[cc * nu + rr];
+  }
+
+  // LDLᵀ of the pivots, and the forward substitution with it; a skipped or
+  // dependent row is out (its column dropped, λ = 0).
+  double* panel = panels_.data() + f.panel;
+  double* inverse = panel + n * p;
+  for (int c = 0; c < p; ++c) {
+    double* col = F + c * n;
+    const int row = rows[c];
+    const double d = col[c];
+    if (skip[row] || !(d > MultifrontalLdlt::kDependentPivot * diag[row])) {
+      if (!skip[row]) ++dependent_;
+      inverse[c] = 0.0;
+      for (int r = c + 1; r < n; ++r) col[r] = 0.0;
+      yf[c] = 0.0;
+      continue;
+    }
+    const double inv = 1.0 / d;
+    inverse[c] = inv;
+    for (int j = c + 1; j < n; ++j) {
+      const double lj = col[j] * inv;
+      double* to = F + j * n;
+      for (int r = j; r < n; ++r) to[r] -= col[r] * lj;
+    }
+    const double yc = yf[c];
+    for (int r = c + 1; r < n; ++r) {
+      col[r] *= inv;
+      yf[r] -= col[r] * yc;
+    }
+    yf[c] = yc * inv;
+  }
+  for (int x = 0; x < n * p; ++x) panel[x] = F[x];
+  const int nu = n - p;
+  double* update = updates_.data() + f.update;
+  for (int cc = 0; cc < nu; ++cc)
+    for (int rr = cc; rr < nu; ++rr) update[cc * nu + rr] = F[(p + cc) * n + p + rr];
+  for (int x = 0; x < n; ++x) y[rows[x]] = yf[x];
+}
+
+void TreeElimination::back_substitute(double* y) const {
+  double yf[kMaxFront];
+  for (auto f = fronts_.rbegin(); f != fronts_.rend(); ++f) {
+    const int n = f->size, p = f->pivots;
+    const int* rows = front_rows_.data() + f->rows;
+    for (int x = p; x < n; ++x) yf[x] = y[rows[x]];
+    const double* panel = panels_.data() + f->panel;
+    for (int c = p - 1; c >= 0; --c) {
+      const double* col = panel + c * n;
+      double acc = y[rows[c]];
+      for (int r = c + 1; r < n; ++r) acc -= col[r] * yf[r];
+      yf[c] = acc;
+      y[rows[c]] = acc;
+    }
+  }
+}
+
+}  // namespace linkage

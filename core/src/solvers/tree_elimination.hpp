@@ -1,0 +1,80 @@
+#pragma once
+// K = J W Jᵀ factored on an acyclic body graph (Baraff 1996, "Linear-Time
+// Dynamics using Lagrange Multipliers", in the rows' own space): each
+// component's bodies are rooted and taken leaves to root; at a body, its
+// front holds the rows of every constraint on it (the rows that share it,
+// all coupled in K), the constraints to its children and to the world are
+// eliminated there, and what is left on the constraints to its parent (a
+// small dense block) goes to the parent's front. No fill beyond the fronts,
+// no generic sparse plan: O(n) with dense kernels on blocks of a few rows.
+//
+// Everything numeric comes from the caller's arrays: J's blocks (row-major,
+// rows × the body's DOF), W per DOF, and per row (the caller's numbering):
+// the rows to leave out (λ = 0), K's diagonal (the dependent-row test) and
+// the right-hand side. A pivot below kDependentPivot of its row's diagonal
+// marks a dependent row: out of the solve (λ = 0), as the multifrontal
+// factorization does.
+
+#include <vector>
+
+namespace linkage {
+
+class TreeElimination {
+ public:
+  // Beyond this many rows a front is a dense clique (a hub body): the
+  // general factorization's blocked kernels serve it better.
+  static constexpr int kMaxFront = 24;
+
+  struct Body {
+    int offset = 0, dof = 0;  // its W (and q) range
+  };
+  struct Node {  // one constraint: its rows and its blocks on movable bodies
+    int row = 0, rows = 0;      // in the caller's row numbering
+    int body[2] = {-1, -1};     // index into the bodies (−1: none at this end)
+    int values[2] = {-1, -1};   // offset of each block's values
+  };
+
+  // The fronts for these bodies and constraints. False (and nothing to
+  // factor) when the bodies joined by constraints form a loop, or a front
+  // would hold more than kMaxFront rows.
+  bool analyse(const std::vector<Body>& bodies, const std::vector<Node>& nodes);
+
+  // Factors K over the rows not `skip`ped, and forward-substitutes y
+  // (per row, the right-hand side; skipped rows must read 0).
+  void factor(const double* J, const double* w, const char* skip, const double* diag, double* y);
+  // After factor: y ← K⁻¹ r (0 on skipped and dependent rows).
+  void back_substitute(double* y) const;
+  // Rows the last factor found dependent.
+  int dependent_rows() const { return dependent_; }
+
+ private:
+  struct Front {
+    int body = 0;
+    int nodes = 0, node_count = 0;  // into front_nodes_: rows in front order, the parent's nodes last
+    int rows = 0;                   // into front_rows_: each front row's row in the caller's numbering
+    int size = 0, pivots = 0;
+    int panel = 0;   // L's columns (size × pivots, column-major) and then 1/d per pivot, in panels_
+    int update = 0;  // its update matrix ((size − pivots)², column-major), in updates_
+    int children = 0, child_count = 0;  // into children_: (front, its first row here)
+  };
+  struct Place {
+    int node, at;  // a node (in children_: a child's front) and its first row in the front
+    int rows;      // its rows
+    int values;    // its block on the front's body
+  };
+  // N, P: the front's size and pivots when the compiler may unroll for
+  // them, 0: any.
+  template <int N, int P>
+  void factor_front(const Front& f, const double* J, const double* w, const char* skip, const double* diag, double* y);
+
+  std::vector<Node> nodes_;
+  std::vector<Body> bodies_;
+  std::vector<Front> fronts_;  // children before parents
+  std::vector<Place> front_nodes_;
+  std::vector<Place> children_;  // node: the child's front
+  std::vector<int> front_rows_;
+  std::vector<double> panels_, updates_;
+  int dependent_ = 0;
+};
+
+}  // namespace linkage

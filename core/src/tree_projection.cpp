@@ -1,0 +1,386 @@
+#include "tree_projection.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+#include <variant>
+
+#include "body_view.hpp"
+#include "constraint_system.hpp"
+#include "projection.hpp"
+
+namespace linkage {
+namespace {
+
+// The constraints projection solves for, and the body tree they form.
+// Soft rows are held at λ = 0 by projection, and rows on nothing movable
+// have nothing to solve: neither is a node.
+void analyse(const WorldModel& m, TreeProjection& tp) {
+  tp.model = m.model_version;
+  tp.nodes.clear();
+  tp.rigid = false;
+  std::vector<int> index(m.bodies.size(), -1);
+  std::vector<TreeElimination::Body> bodies;
+  for (std::size_t i = 0; i < m.bodies.size(); ++i) {
+    const BodyRecord& b = m.bodies[i];
+    tp.rigid = tp.rigid || b.kind == BodyKind::rigid;
+    if (b.motion != Motion::dynamic) continue;
+    index[i] = static_cast<int>(bodies.size());
+    bodies.push_back({b.offset, b.dof});
+  }
+  std::vector<TreeElimination::Node> nodes;
+  int row = 0, block = 0, values = 0;
+  for (std::size_t ci = 0; ci < m.constraints.size(); ++ci) {
+    const ConstraintRecord& c = m.constraints[ci];
+    TreeProjection::Node n;
+    n.constraint = static_cast<int>(ci);
+    n.row = row;
+    n.rows = c.rows;
+    row += c.rows;
+    bool moves = false;
+    for (int e = 0; e < 2; ++e) {
+      TreeProjection::End& end = n.end[e];
+      end.body = e == 0 ? c.body_a : c.body_b;
+      if (end.body < 0) continue;
+      const BodyRecord& b = m.bodies[static_cast<std::size_t>(end.body)];
+      end.offset = b.offset;
+      end.dof = b.dof;
+      end.rigid = b.kind == BodyKind::rigid;
+      end.moves = b.motion == Motion::dynamic;
+      if (end.moves) end.block = block++;  // every moving end has a block in the step's forces
+      moves = moves || end.moves;
+    }
+    if (!moves || c.softness.frequency != 0.0) continue;
+    if (const auto* rod = std::get_if<DistanceDef>(&c.def)) {
+      n.rod = true;
+      n.anchor[0] = rod->anchor_a;
+      n.anchor[1] = rod->anchor_b;
+      n.length = rod->length;
+    } else if (const auto* rope = std::get_if<RopeDef>(&c.def)) {
+      n.rod = n.rope = true;
+      n.anchor[0] = rope->anchor_a;
+      n.anchor[1] = rope->anchor_b;
+      n.length = rope->max_length;
+    }
+    TreeElimination::Node en;
+    en.row = n.row;
+    en.rows = n.rows;
+    for (int e = 0; e < 2; ++e) {
+      TreeProjection::End& end = n.end[e];
+      if (end.body < 0) continue;
+      end.values = values;
+      values += c.rows * end.dof;
+      if (!end.moves) continue;
+      en.body[e] = index[static_cast<std::size_t>(end.body)];
+      en.values[e] = end.values;
+    }
+    tp.nodes.push_back(n);
+    nodes.push_back(en);
+  }
+  tp.applies = tp.elimination.analyse(bodies, nodes);
+  tp.J.assign(static_cast<std::size_t>(values), 0.0);
+  for (std::vector<double>* v : {&tp.C, &tp.lo, &tp.hi, &tp.diag, &tp.y}) v->assign(static_cast<std::size_t>(row), 0.0);
+  tp.held.assign(static_cast<std::size_t>(row), 1);
+  tp.velocity.assign(static_cast<std::size_t>(row), 0);
+}
+
+// A rod's end (distance.cpp's anchor): its point p and lever arm s (p − x).
+void rod_end(const WorldModel& m, const TreeProjection& tp, const TreeProjection::End& end, const Vec3& local,
+             const Eigen::VectorXd& q, Vec3& p, Vec3& s) {
+  if (end.body < 0) {
+    p = local;
+    return;
+  }
+  Vec3 x = Vec3::Zero();
+  for (int i = 0; i < m.settings.dimension; ++i) x[i] = q[end.offset + i];
+  if (end.rigid) {
+    const auto [cos, sin] = tp.rotation[static_cast<std::size_t>(end.body)];
+    s = Vec3(cos * local.x() - sin * local.y(), sin * local.x() + cos * local.y(), local.z());
+  } else {
+    s = local;
+  }
+  p = x + s;
+}
+
+// One node's rows at (t, q), as the projection reads them.
+struct NodeRows {
+  double C[Rows::kMax], lo[Rows::kMax], hi[Rows::kMax];
+  bool velocity = false, unilateral = false;
+};
+
+// A rod or a rope: C = |d| − L, J = nᵀ [−J_pa | J_pb] (distance.cpp, whose
+// row rope.cpp shares), written out. They are most of what a tree's
+// projection evaluates (chains, ropes), and projection reads only C and J,
+// where the generic evaluation also works out Ċ, J̇q̇ and the bodies'
+// velocities. The tests hold the two to the same numbers.
+void evaluate_rod(const WorldModel& m, TreeProjection& tp, const TreeProjection::Node& n, const Eigen::VectorXd& q,
+                  NodeRows& out) {
+  Vec3 p[2], s[2];
+  for (int e = 0; e < 2; ++e) rod_end(m, tp, n.end[e], n.anchor[e], q, p[e], s[e]);
+  const Vec3 d = p[1] - p[0];
+  const double len = d.norm();
+  // Coincident anchors have no direction; any unit vector keeps J finite.
+  const Vec3 g = len > 1e-12 ? Vec3(d * (1.0 / len)) : Vec3::UnitX();  // one division, not three
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  out.C[0] = len - n.length;
+  out.lo[0] = -inf;
+  out.hi[0] = n.rope ? 0.0 : inf;
+  out.unilateral = n.rope;
+  for (int e = 0; e < 2; ++e) {
+    const TreeProjection::End& end = n.end[e];
+    if (end.body < 0) continue;
+    const double sign = e == 0 ? -1.0 : 1.0;
+    double* to = tp.J.data() + end.values;
+    if (end.rigid) {
+      to[0] = sign * g.x();
+      to[1] = sign * g.y();
+      to[2] = sign * g.dot(Vec3(-s[e].y(), s[e].x(), 0.0));
+    } else {
+      for (int k = 0; k < end.dof; ++k) to[k] = sign * g[k];
+    }
+  }
+}
+
+// Any other constraint, through its own evaluation.
+void evaluate_node(const WorldModel& m, const WorldData& d, TreeProjection& tp, const TreeProjection::Node& n, double t,
+                   const Eigen::VectorXd& q, NodeRows& out) {
+  const ConstraintRecord& c = m.constraints[static_cast<std::size_t>(n.constraint)];
+  Rows rows;
+  evaluate_constraint(c.def, body_view(m, c.body_a, q, d.v, tp.rotation), body_view(m, c.body_b, q, d.v, tp.rotation), t,
+                      m.settings.dimension, rows);
+  for (int r = 0; r < n.rows; ++r) {
+    out.C[r] = rows.C[r];
+    out.lo[r] = rows.lo[r];
+    out.hi[r] = rows.hi[r];
+  }
+  out.velocity = rows.velocity_level;
+  out.unilateral = rows.unilateral;
+  for (int e = 0; e < 2; ++e) {
+    const TreeProjection::End& end = n.end[e];
+    if (end.body < 0) continue;
+    const Eigen::Matrix3d& from = e == 0 ? rows.Ja : rows.Jb;
+    double* to = tp.J.data() + end.values;
+    for (int r = 0; r < n.rows; ++r)
+      for (int k = 0; k < end.dof; ++k) to[r * end.dof + k] = from(r, k);
+  }
+}
+
+// Every node's rows at (t, q): C, bounds, J's blocks and diag(K). The
+// first evaluation (`first`) also decides which rows projection holds,
+// as hold_for_positions does: rows on nothing movable (diag 0), slack
+// ropes, and motors free to slip; a motor's C is its target, 0.
+void evaluate(const WorldModel& m, const WorldData& d, const Workspace& ws, TreeProjection& tp, double t,
+              const Eigen::VectorXd& q, bool first) {
+  if (tp.rigid) {
+    tp.rotation.resize(m.bodies.size());
+    for (std::size_t i = 0; i < m.bodies.size(); ++i) {
+      const BodyRecord& b = m.bodies[i];
+      if (b.kind == BodyKind::rigid) tp.rotation[i] = {std::cos(q[b.offset + 2]), std::sin(q[b.offset + 2])};
+    }
+  }
+  const double* w = ws.w.data();
+  if (first) tp.bounded = false;
+  for (const TreeProjection::Node& n : tp.nodes) {
+    NodeRows rows;
+    if (n.rod) {
+      evaluate_rod(m, tp, n, q, rows);
+    } else {
+      evaluate_node(m, d, tp, n, t, q, rows);
+    }
+    for (int r = 0; r < n.rows; ++r) {
+      const std::size_t row = static_cast<std::size_t>(n.row + r);
+      tp.C[row] = rows.velocity ? 0.0 : rows.C[r];
+      tp.lo[row] = rows.lo[r];
+      tp.hi[row] = rows.hi[r];
+      double diag = 0.0;
+      for (const TreeProjection::End& end : n.end) {
+        if (!end.moves) continue;
+        const double* j = tp.J.data() + end.values + r * end.dof;
+        const double* wb = w + end.offset;
+        for (int k = 0; k < end.dof; ++k) diag += j[k] * j[k] * wb[k];
+      }
+      tp.diag[row] = diag;
+      if (!first) continue;
+      tp.velocity[row] = rows.velocity;
+      const bool slack = rows.unilateral && rows.C[r] < -m.settings.projection_tolerance;
+      const bool free_motor = rows.velocity && row < ws.motor_free.size() && ws.motor_free[row];
+      tp.held[row] = !(diag > 0.0) || slack || free_motor;
+      tp.bounded = tp.bounded || (!tp.held[row] && (std::isfinite(rows.lo[r]) || std::isfinite(rows.hi[r])));
+    }
+  }
+}
+
+// max |C| and |C|₂ over the rows projection holds, as the general path
+// measures them (a NaN passes max but not the norm).
+std::pair<double, double> errors(const TreeProjection& tp) {
+  double worst = 0.0, sum = 0.0;
+  for (std::size_t i = 0; i < tp.C.size(); ++i) {
+    if (tp.held[i] || tp.velocity[i]) continue;
+    worst = std::max(worst, std::abs(tp.C[i]));
+    sum += tp.C[i] * tp.C[i];
+  }
+  return {worst, std::sqrt(sum)};
+}
+
+// μ (in tp.y) with K μ = −C over the rows not held. False when a bounded
+// row's μ is past its bound: the general path's active set is for that.
+bool solve(Workspace& ws, TreeProjection& tp, SolveStats& stats) {
+  const std::size_t nr = tp.y.size();
+  for (std::size_t i = 0; i < nr; ++i) tp.y[i] = tp.held[i] ? 0.0 : -tp.C[i];
+  tp.elimination.factor(tp.J.data(), ws.w.data(), tp.held.data(), tp.diag.data(), tp.y.data());
+  tp.elimination.back_substitute(tp.y.data());
+  stats.iterations = 1;
+  stats.residual = std::numeric_limits<double>::quiet_NaN();  // Newton's progress is |C|
+  stats.rank_deficiency = tp.elimination.dependent_rows();
+  ++ws.direct.factorizations;
+  ++ws.direct.solves;
+  if (!tp.bounded) return true;
+  for (std::size_t i = 0; i < nr; ++i)
+    if (!tp.held[i] && std::clamp(tp.y[i], tp.lo[i], tp.hi[i]) != tp.y[i]) return false;
+  return true;
+}
+
+// What the tree path changes before its last iteration, kept where a bound
+// may bind, to give the projection back to the general path as it found it.
+struct Saved {
+  Eigen::VectorXd q, step_lambda;
+  std::vector<double> block_forces;
+  std::vector<ConstraintState> constraints;
+  int iterations = 0, step_rank_deficiency = 0, factorizations = 0, solves = 0;
+
+  void take(const WorldData& d, const Workspace& ws) {
+    q = d.q;
+    step_lambda = ws.step_lambda;
+    block_forces = ws.block_forces;
+    constraints = d.constraints;
+    iterations = ws.iterations;
+    step_rank_deficiency = ws.step_rank_deficiency;
+    factorizations = ws.direct.factorizations;
+    solves = ws.direct.solves;
+  }
+  void restore(WorldData& d, Workspace& ws) const {
+    d.q = q;
+    ws.step_lambda = step_lambda;
+    ws.block_forces = block_forces;
+    d.constraints = constraints;
+    ws.iterations = iterations;
+    ws.step_rank_deficiency = step_rank_deficiency;
+    ws.direct.factorizations = factorizations;
+    ws.direct.solves = solves;
+  }
+};
+
+// A generalized force on one body's DOF as a force and a torque.
+void add_reaction(Reaction& out, const double* generalized, bool rigid, int dof) {
+  if (rigid) {
+    out.force.x() += generalized[0];
+    out.force.y() += generalized[1];
+    out.torque += generalized[2];
+  } else {
+    for (int i = 0; i < dof; ++i) out.force[i] += generalized[i];
+  }
+}
+
+// add_constraint_forces for μ (tp.y) through the blocks in tp.J: factor · μ
+// into the step's λ, Jᵀ(factor · μ) into each moving block's force and into
+// the reaction on each end that does not move; and, given `dq`, Jᵀμ into it
+// (the correction before W).
+void add_forces(WorldData& d, Workspace& ws, const TreeProjection& tp, double factor, double* dq) {
+  for (const TreeProjection::Node& n : tp.nodes) {
+    const double* mu = tp.y.data() + n.row;
+    double l[Rows::kMax];
+    for (int r = 0; r < n.rows; ++r) {
+      l[r] = factor * mu[r];
+      ws.step_lambda[n.row + r] += l[r];
+    }
+    for (int e = 0; e < 2; ++e) {
+      const TreeProjection::End& end = n.end[e];
+      if (end.body < 0) continue;
+      const double* v = tp.J.data() + end.values;
+      if (end.moves) {
+        double* f = ws.block_forces.data() + 3 * end.block;
+        for (int r = 0; r < n.rows; ++r)
+          for (int x = 0; x < end.dof; ++x) f[x] += v[r * end.dof + x] * l[r];
+        if (!dq) continue;
+        double* to = dq + end.offset;
+        for (int r = 0; r < n.rows; ++r)
+          for (int x = 0; x < end.dof; ++x) to[x] += v[r * end.dof + x] * mu[r];
+        continue;
+      }
+      double generalized[3] = {};
+      for (int r = 0; r < n.rows; ++r)
+        for (int x = 0; x < end.dof; ++x) generalized[x] += v[r * end.dof + x] * l[r];
+      ConstraintState& state = d.constraints[static_cast<std::size_t>(n.constraint)];
+      add_reaction(e == 0 ? state.on_a : state.on_b, generalized, end.rigid, end.dof);
+    }
+  }
+}
+
+}  // namespace
+
+bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h,
+                               const LineSearch& search, ProjectionOutcome& out) {
+  const WorldSettings& s = m.settings;
+  TreeProjection& tp = ws.tree;
+  // Contact rows (after the model's) join the system: the general path's.
+  if (!tp.enabled || s.projection != Projection::nearest || s.solver != LinearSolver::ldlt || regularization(s) != 0.0 ||
+      system_rows(m, ws) != model_rows(m))
+    return false;
+  if (tp.model != m.model_version) analyse(m, tp);
+  if (!tp.applies) return false;
+
+  out = ProjectionOutcome{};
+  ws.rows_valid = false;  // the workspace's rows are not this path's: evaluate_rows starts afresh
+  evaluate(m, d, ws, tp, t, d.q, true);
+  auto [worst, norm] = errors(tp);
+  out.error = worst;
+  if (out.error < s.projection_tolerance) return true;
+  const double initial = norm;
+  Saved saved;
+  if (tp.bounded) saved.take(d, ws);
+  const int dof = d.dof();
+  tp.dq.assign(static_cast<std::size_t>(dof), 0.0);
+  tp.moved.assign(static_cast<std::size_t>(dof), 0.0);
+  tp.start.resize(static_cast<std::size_t>(dof));
+  // As the general path: full Newton steps, halved only where they would
+  // diverge, each one's share of the constraint forces taken whole before
+  // and a cut step's untaken part given back through J where it ended.
+  const double force = 1.0 / (h * s.dt);
+  while (out.error >= s.projection_tolerance) {
+    if (out.iterations == s.projection_max_iterations) {
+      out.capped = true;
+      break;
+    }
+    ++out.iterations;
+    SolveStats stats;
+    if (!solve(ws, tp, stats)) {
+      saved.restore(d, ws);
+      return false;
+    }
+    record_solve(m, ws, stats, 0);
+    std::fill(tp.dq.begin(), tp.dq.end(), 0.0);
+    add_forces(d, ws, tp, force, tp.dq.data());
+    for (int i = 0; i < dof; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      tp.dq[k] *= ws.w[i];  // dq = W Jᵀ μ
+      tp.start[k] = d.q[i];
+    }
+    double alpha = 1.0, trial = norm;
+    for (int cut = 0;; ++cut, alpha *= 0.5) {
+      for (int i = 0; i < dof; ++i) d.q[i] = tp.start[static_cast<std::size_t>(i)] + alpha * tp.dq[static_cast<std::size_t>(i)];
+      evaluate(m, d, ws, tp, t, d.q, false);
+      std::tie(worst, trial) = errors(tp);
+      if (cut == search.max_cuts) break;
+      if (std::isfinite(trial) && trial <= search.max_growth * initial) break;
+    }
+    for (int i = 0; i < dof; ++i) tp.moved[static_cast<std::size_t>(i)] += alpha * tp.dq[static_cast<std::size_t>(i)];
+    if (alpha < 1.0) add_forces(d, ws, tp, (alpha - 1.0) * force, nullptr);
+    norm = trial;
+    out.error = worst;
+  }
+  for (int i = 0; i < dof; ++i) d.v[i] += tp.moved[static_cast<std::size_t>(i)] / h;
+  return true;
+}
+
+}  // namespace linkage

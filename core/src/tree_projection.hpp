@@ -1,0 +1,79 @@
+#pragma once
+// Position projection (Projection::nearest) on acyclic constraint graphs:
+// the general path's Gauss–Newton iterations, each one evaluation of the
+// constraints straight into per-constraint blocks, K = J W Jᵀ factored on
+// the body tree (solvers/tree_elimination.hpp) and W Jᵀ μ applied, with no
+// block Jacobian and no generic factorization plan in between. Same
+// iterations, line search, held rows, λ and reactions as the general path
+// (projection.cpp). A bounded row (a rope, a motor's force) whose bound
+// binds hands the projection to the general path's active set, from its
+// start, as the tree path found it.
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "linkage/constraints.hpp"
+#include "solvers/tree_elimination.hpp"
+
+namespace linkage {
+
+struct WorldModel;
+struct WorldData;
+struct Workspace;
+struct ProjectionOutcome;
+
+// What the tree path keeps in the workspace: its analysis of one model
+// version, and its scratch. It holds no numbers a later step reuses, so a
+// restored world continues bit-identically with or without it.
+struct TreeProjection {
+  bool enabled = true;  // false: every projection takes the general path (the tests compare the two)
+
+  struct End {
+    int body = -1;          // dense body index; −1: the world
+    int offset = 0, dof = 0;  // its first DOF in q and its block's width (0: the world)
+    bool rigid = false;
+    bool moves = false;     // dynamic: in K; otherwise its reaction is reported
+    int block = -1;         // a moving end's block among the step's (Workspace::block_forces)
+    int values = -1;        // its block in J (row-major, rows × dof)
+  };
+  struct Node {
+    int constraint = 0, row = 0, rows = 0;
+    End end[2];
+    // A rod or a rope (their C and J written out, see tree_projection.cpp):
+    // its anchors and length.
+    bool rod = false, rope = false;
+    Vec3 anchor[2] = {Vec3::Zero(), Vec3::Zero()};
+    double length = 0.0;
+  };
+  std::uint64_t model = ~0ull;  // the model version analysed
+  bool applies = false;         // every component is a tree of small fronts
+  bool bounded = false;         // some row of the projection under way has a bound on λ
+  bool rigid = false;           // some body turns (its cos, sin are worked out once an evaluation)
+  std::vector<Node> nodes;      // constraints with a moving body, not soft, in model order
+  TreeElimination elimination;
+
+  // Per iteration: J's blocks, and per row (the model's row order) C, the
+  // bounds, diag(K), the right-hand side and then μ, held rows (and rows
+  // of no node), velocity rows.
+  std::vector<double> J, C, lo, hi, diag, y;
+  std::vector<char> held, velocity;
+  std::vector<double> dq, start, moved;
+  std::vector<std::pair<double, double>> rotation;
+};
+
+// The general path's line search (projection.cpp): halvings, and the growth
+// of |C| that counts as diverging.
+struct LineSearch {
+  int max_cuts = 0;
+  double max_growth = 0.0;
+};
+
+// Projects d.q as project_positions does, when the tree path applies: the
+// nearest-point projection with the direct solver, no contact in the step,
+// and every component of the constraint graph (less soft rows) a tree.
+// False, with nothing changed, when it does not.
+bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h,
+                               const LineSearch& search, ProjectionOutcome& out);
+
+}  // namespace linkage

@@ -1,0 +1,438 @@
+// Position projection's tree path (tree_projection.hpp) against the general
+// path on the same state, the tree path switched off in one workspace: q,
+// q̇, λ and the reactions after a projection agree (q to 1e-10, λ to 1e-8
+// of the largest) on a chain of particles, a branching tree of rigid bodies
+// with pins, welds and fixed bodies, 3D particles, a chain with a motor and
+// a rope, and a rope whose bound holds. A graph with a loop is left to the
+// general path. And the tree elimination alone against a dense solve.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "body_view.hpp"
+#include "constraint_system.hpp"
+#include "dynamics.hpp"
+#include "projection.hpp"
+#include "solvers/tree_elimination.hpp"
+#include "world_data.hpp"
+
+using namespace linkage;
+
+namespace {
+
+// A model and its state built directly, so that both paths see the same.
+struct Scene {
+  WorldModel m;
+  WorldData d;
+  std::vector<int> free_motor_rows;  // motors at their bound in the step's velocity solve
+
+  explicit Scene(int dimension) {
+    m.settings = with_preset(Preset::exact);
+    m.settings.dimension = dimension;
+  }
+
+  int body(BodyKind kind, const Vec3& x, double angle = 0.0, double mass = 1.0, Motion motion = Motion::dynamic) {
+    BodyRecord b;
+    b.kind = kind;
+    b.motion = motion;
+    b.offset = d.dof();
+    b.dof = kind == BodyKind::rigid ? 3 : m.settings.dimension;
+    b.mass = mass;
+    b.inertia = kind == BodyKind::rigid ? 0.2 * mass : 0.0;
+    const bool dynamic = motion == Motion::dynamic;
+    b.inv_mass = dynamic ? 1.0 / mass : 0.0;
+    b.inv_inertia = dynamic && kind == BodyKind::rigid ? 1.0 / b.inertia : 0.0;
+    d.q.conservativeResize(b.offset + b.dof);
+    d.v.conservativeResize(b.offset + b.dof);
+    for (int i = 0; i < m.settings.dimension; ++i) d.q[b.offset + i] = x[i];
+    if (kind == BodyKind::rigid) d.q[b.offset + 2] = angle;
+    d.v.segment(b.offset, b.dof).setZero();
+    m.bodies.push_back(b);
+    return static_cast<int>(m.bodies.size()) - 1;
+  }
+
+  // Lengths and angles left "current" are measured here, before perturb().
+  int add(const ConstraintDef& def, int a, int b, Softness softness = {}) {
+    ConstraintRecord c;
+    c.def = resolve_constraint(def, body_view(m, a, d.q, d.v), body_view(m, b, d.q, d.v), 0.0);
+    c.softness = softness;
+    c.rows = constraint_rows(def, m.settings.dimension);
+    c.body_a = a;
+    c.body_b = b;
+    m.constraints.push_back(c);
+    d.constraints.emplace_back();
+    return static_cast<int>(m.constraints.size()) - 1;
+  }
+
+  int first_row(int constraint) const {
+    int row = 0;
+    for (int i = 0; i < constraint; ++i) row += m.constraints[static_cast<std::size_t>(i)].rows;
+    return row;
+  }
+
+  // Every moving DOF off by up to `size`: the rows no longer hold.
+  void perturb(unsigned seed, double size) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(-size, size);
+    for (const BodyRecord& b : m.bodies)
+      if (b.motion == Motion::dynamic)
+        for (int i = 0; i < b.dof; ++i) d.q[b.offset + i] += u(rng);
+  }
+};
+
+struct Outcome {
+  Eigen::VectorXd q, v;
+  std::vector<ConstraintState> constraints;
+  ProjectionOutcome projection;
+  bool tree = false;  // the tree path applied to it
+};
+
+Outcome project(const Scene& s, bool tree) {
+  const WorldModel& m = s.m;
+  WorldData d = s.d;
+  Workspace ws;
+  ws.tree.enabled = tree;
+  update_inverse_masses(m, d, ws);
+  begin_constraint_forces(m, d, ws);
+  ws.motor_free.assign(static_cast<std::size_t>(s.first_row(static_cast<int>(m.constraints.size()))), 0);
+  for (int r : s.free_motor_rows) ws.motor_free[static_cast<std::size_t>(r)] = 1;
+  const double h = m.settings.dt;
+  Outcome out;
+  out.projection = project_positions(m, d, ws, h, h);
+  finish_constraint_forces(m, d, ws);
+  out.q = d.q;
+  out.v = d.v;
+  out.constraints = d.constraints;
+  out.tree = ws.tree.model == m.model_version && ws.tree.applies;
+  return out;
+}
+
+// Both paths from the same state: they end at the same q, and report the
+// same λ and reactions (converged, unless `converges` is false: both then
+// stop at the cap).
+std::vector<ConstraintState> expect_paths_agree(const Scene& s, bool converges = true) {
+  const Outcome general = project(s, false);
+  const Outcome tree = project(s, true);
+  EXPECT_FALSE(general.tree);
+  EXPECT_TRUE(tree.tree);
+  EXPECT_GT(general.projection.iterations, 0);
+  EXPECT_GT(tree.projection.iterations, 0);
+  EXPECT_EQ(tree.projection.capped, !converges);
+  EXPECT_EQ(general.projection.capped, !converges);
+  if (converges) {
+    EXPECT_LT(tree.projection.error, s.m.settings.projection_tolerance);
+  }
+  EXPECT_LT((tree.q - general.q).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_LT((tree.v - general.v).cwiseAbs().maxCoeff(), 1e-10 / s.m.settings.dt);
+  double scale = 0.0, force_scale = 0.0;
+  for (const ConstraintState& c : general.constraints) {
+    for (double l : c.lambda) scale = std::max(scale, std::abs(l));
+    for (const Reaction* r : {&c.on_a, &c.on_b}) force_scale = std::max({force_scale, r->force.cwiseAbs().maxCoeff(), std::abs(r->torque)});
+  }
+  EXPECT_GT(scale, 0.0);
+  for (std::size_t i = 0; i < general.constraints.size(); ++i) {
+    const ConstraintState& a = general.constraints[i];
+    const ConstraintState& b = tree.constraints[i];
+    for (std::size_t r = 0; r < 3; ++r) EXPECT_LE(std::abs(a.lambda[r] - b.lambda[r]), 1e-8 * scale) << "constraint " << i;
+    EXPECT_LE((a.on_a.force - b.on_a.force).cwiseAbs().maxCoeff(), 1e-8 * force_scale) << "constraint " << i;
+    EXPECT_LE((a.on_b.force - b.on_b.force).cwiseAbs().maxCoeff(), 1e-8 * force_scale) << "constraint " << i;
+    EXPECT_LE(std::abs(a.on_a.torque - b.on_a.torque), 1e-8 * force_scale) << "constraint " << i;
+    EXPECT_LE(std::abs(a.on_b.torque - b.on_b.torque), 1e-8 * force_scale) << "constraint " << i;
+  }
+  return tree.constraints;
+}
+
+TEST(TreeProjection, AgreesOnAChainOfParticles) {
+  Scene s(2);
+  int prev = -1;
+  for (int i = 0; i < 40; ++i) {
+    const int p = s.body(BodyKind::particle, Vec3(0.1 * (i + 1), 0.0, 0.0), 0.0, 1.0 + 0.05 * (i % 7));
+    s.add(DistanceDef{}, prev, p);
+    prev = p;
+  }
+  s.perturb(1, 0.01);
+  expect_paths_agree(s);
+}
+
+// A bar pinned to the world, three children on its end (one welded, one
+// with a particle on a rod, one carrying two more bars), a fixed body
+// pinned to a leaf (a reaction on a body that does not move) and a soft
+// rod (held by projection) closing no loop the solve sees.
+TEST(TreeProjection, AgreesOnABranchingTreeOfRigidBodies) {
+  Scene s(2);
+  const int root = s.body(BodyKind::rigid, Vec3(0.5, 0, 0), 0.0, 2.0);
+  s.add(PinDef{.anchor_a = Vec3(0, 0, 0), .anchor_b = Vec3(-0.5, 0, 0)}, -1, root);
+  const int welded = s.body(BodyKind::rigid, Vec3(1.5, 0, 0), 0.0, 1.0);
+  s.add(WeldDef{.anchor_a = Vec3(0.5, 0, 0), .anchor_b = Vec3(-0.5, 0, 0)}, root, welded);
+  const int swinging = s.body(BodyKind::rigid, Vec3(1.0, -0.5, 0), -1.5707963267948966, 1.5);
+  s.add(PinDef{.anchor_a = Vec3(0.5, 0, 0), .anchor_b = Vec3(-0.5, 0, 0)}, root, swinging);
+  const int bob = s.body(BodyKind::particle, Vec3(1.0, -1.6, 0), 0.0, 0.5);
+  s.add(DistanceDef{.anchor_a = Vec3(0.5, 0, 0)}, swinging, bob);
+  const int upper = s.body(BodyKind::rigid, Vec3(1.0, 0.5, 0), 1.5707963267948966, 0.7);
+  s.add(PinDef{.anchor_a = Vec3(0.5, 0, 0), .anchor_b = Vec3(-0.5, 0, 0)}, root, upper);
+  const int top = s.body(BodyKind::rigid, Vec3(1.5, 1.0, 0), 0.0, 0.7);
+  s.add(PinDef{.anchor_a = Vec3(0.5, 0, 0), .anchor_b = Vec3(-0.5, 0, 0)}, upper, top);
+  const int tip = s.body(BodyKind::rigid, Vec3(0.5, 1.0, 0), 3.141592653589793, 0.4);
+  s.add(PinDef{.anchor_a = Vec3(0.5, 0, 0), .anchor_b = Vec3(-0.5, 0, 0)}, upper, tip);
+  const int wall = s.body(BodyKind::rigid, Vec3(2.5, 1.0, 0), 0.0, 1.0, Motion::fixed);
+  s.add(PinDef{.anchor_a = Vec3(0.5, 0, 0), .anchor_b = Vec3(-0.5, 0, 0)}, top, wall);
+  s.add(DistanceDef{}, tip, bob, Softness{.frequency = 2.0});
+  s.perturb(2, 0.01);
+  const std::vector<ConstraintState> c = expect_paths_agree(s);
+  EXPECT_GT(c[7].on_b.force.norm(), 0.0);  // the fixed wall is pulled
+  EXPECT_EQ(c[8].lambda[0], 0.0);           // the soft rod is held
+}
+
+// 3D particles: pins (three rows) and rods, branching.
+TEST(TreeProjection, AgreesOn3DParticles) {
+  Scene s(3);
+  const int root = s.body(BodyKind::particle, Vec3(0, 0, 0), 0.0, 2.0);
+  s.add(PinDef{}, -1, root);
+  std::vector<int> layer{root};
+  int index = 0;
+  for (int depth = 1; depth <= 3; ++depth) {
+    std::vector<int> next;
+    for (int parent : layer)
+      for (int k = 0; k < 2; ++k, ++index) {
+        const Vec3 x = s.d.q.segment<3>(s.m.bodies[static_cast<std::size_t>(parent)].offset) +
+                       Vec3(0.1 * (k ? 1 : -1), -0.1, 0.05 * depth);
+        const int child = s.body(BodyKind::particle, x, 0.0, 1.0 + 0.1 * index);
+        if (index % 3 == 0) {
+          s.add(PinDef{.anchor_a = Vec3(0.1 * (k ? 1 : -1), -0.1, 0.05 * depth)}, parent, child);
+        } else {
+          s.add(DistanceDef{}, parent, child);
+        }
+        next.push_back(child);
+      }
+    layer = next;
+  }
+  s.perturb(3, 0.005);
+  expect_paths_agree(s);
+}
+
+// Rigid links pinned in a chain, a motor between the first two (two
+// constraints on one pair of bodies), a particle on a taut rope from the
+// last link; the motor locked, then free to slip (held).
+TEST(TreeProjection, AgreesOnAChainWithAMotorAndARope) {
+  for (bool free_motor : {false, true}) {
+    SCOPED_TRACE(free_motor ? "motor free" : "motor locked");
+    Scene s(2);
+    int prev = -1;
+    for (int i = 0; i < 6; ++i) {
+      const int link = s.body(BodyKind::rigid, Vec3(0.5 + i, 0, 0), 0.0, 1.0 + 0.2 * i);
+      s.add(PinDef{.anchor_a = Vec3(prev < 0 ? 0.0 : 0.5, 0, 0), .anchor_b = Vec3(-0.5, 0, 0)}, prev, link);
+      if (i == 1) {
+        const int motor = s.add(MotorDef{.speed = 1.0}, prev, link);
+        if (free_motor) s.free_motor_rows.push_back(s.first_row(motor));
+      }
+      prev = link;
+    }
+    const int bob = s.body(BodyKind::particle, Vec3(6.0, -1.0, 0), 0.0, 0.3);
+    s.add(RopeDef{.anchor_a = Vec3(0.5, 0, 0)}, prev, bob);
+    s.perturb(4, 0.01);
+    s.d.q[s.m.bodies[static_cast<std::size_t>(bob)].offset + 1] -= 0.05;  // the rope stretched: it pulls
+    const std::vector<ConstraintState> c = expect_paths_agree(s);
+    EXPECT_LT(c.back().lambda[0], 0.0);
+    if (free_motor) {
+      EXPECT_EQ(c[2].lambda[0], 0.0);
+    }
+  }
+}
+
+// A taut rope from the world to a particle, and a stretched rod from that
+// particle back towards the rope's anchor: the rod's correction slackens
+// the rope, which would have to push (λ > 0) to stay taut; its bound
+// (λ ≤ 0) holds it at 0 instead: the tree path gives the projection to the
+// general path's active set as it found it. The rope was taut when the
+// projection began, so its slack counts as error to the end (the general
+// path's rule): both stop at the cap.
+TEST(TreeProjection, AgreesWhereARopesBoundHolds) {
+  Scene s(2);
+  s.m.settings.projection_max_iterations = 6;
+  const int p1 = s.body(BodyKind::particle, Vec3(1.0, 0, 0));
+  const int p2 = s.body(BodyKind::particle, Vec3(0.5, 0.01, 0));
+  const int rope = s.add(RopeDef{}, -1, p1);
+  s.add(DistanceDef{.length = 0.45}, p1, p2);
+  const std::vector<ConstraintState> c = expect_paths_agree(s, false);
+  EXPECT_EQ(c[static_cast<std::size_t>(rope)].lambda[0], 0.0);
+  EXPECT_NE(c[1].lambda[0], 0.0);
+}
+
+// Bit-identical runs for a given thread count on the tree path: two runs of
+// a falling chain of bars with a motor and a rope, and a saved world
+// restored and continued, give the same state hashes.
+TEST(TreeProjection, RunsAreBitIdenticalForEachThreadCount) {
+  for (int threads : {1, 2}) {
+    auto build = [threads] {
+      WorldSettings s = with_preset(Preset::exact);
+      s.threads = threads;
+      World w = World::create(s).value();
+      BodyId prev{};
+      for (int i = 0; i < 40; ++i) {
+        const BodyId link = w.add_body({.kind = BodyKind::rigid, .position = Vec3(0.05 + 0.1 * i, 0, 0), .mass = 0.1,
+                                        .inertia = 1e-4}).value();
+        w.add_constraint(PinDef{.a = prev, .b = link, .anchor_a = Vec3(prev.is_null() ? 0.0 : 0.05, 0, 0),
+                                .anchor_b = Vec3(-0.05, 0, 0)}).value();
+        if (i == 1) w.add_constraint(MotorDef{.a = prev, .b = link, .speed = 2.0, .max_force = 5.0}).value();
+        prev = link;
+      }
+      const BodyId bob = w.add_body({.position = Vec3(4.0, -0.5, 0), .mass = 0.5}).value();
+      w.add_constraint(RopeDef{.a = prev, .b = bob, .anchor_a = Vec3(0.05, 0, 0), .max_length = 0.6}).value();
+      return w;
+    };
+    auto run = [](World& w, int steps) {
+      std::vector<std::uint64_t> hashes;
+      for (int i = 0; i < steps; ++i) {
+        EXPECT_FALSE(w.step().projection_capped);
+        hashes.push_back(w.state_hash());
+      }
+      return hashes;
+    };
+    World a = build(), b = build();
+    run(a, 10);
+    run(b, 10);
+    const WorldState saved = a.save();
+    const std::vector<std::uint64_t> expected = run(a, 10);
+    EXPECT_EQ(run(b, 10), expected) << threads << " threads";
+    World c = build();
+    c.restore(saved);
+    EXPECT_EQ(run(c, 10), expected) << threads << " threads, restored";
+  }
+}
+
+// Two rods on each of three particles' pairs close a loop: the general path's.
+TEST(TreeProjection, LeavesALoopToTheGeneralPath) {
+  Scene s(2);
+  const int a = s.body(BodyKind::particle, Vec3(0, 0, 0));
+  const int b = s.body(BodyKind::particle, Vec3(1, 0, 0));
+  const int c = s.body(BodyKind::particle, Vec3(0.5, 0.8, 0));
+  s.add(DistanceDef{}, a, b);
+  s.add(DistanceDef{}, b, c);
+  s.add(DistanceDef{}, c, a);
+  s.perturb(5, 0.01);
+  const Outcome out = project(s, true);
+  EXPECT_FALSE(out.tree);
+  EXPECT_GT(out.projection.iterations, 0);
+  EXPECT_LT(out.projection.error, s.m.settings.projection_tolerance);
+}
+
+// The elimination alone: random forests of bodies (2 or 3 DOF) with 1–3-row
+// constraints between them and to the world, some rows skipped and one row
+// a copy of another (dependent), against a dense solve of the rows kept.
+TEST(TreeElimination, SolvesLikeADenseFactorization) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), positive(0.5, 2.0);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int bodies = 2 + trial;
+    std::vector<TreeElimination::Body> body;
+    int cols = 0;
+    for (int b = 0; b < bodies; ++b) {
+      body.push_back({cols, b == bodies - 1 || trial % 2 ? 3 : 2 + static_cast<int>(rng() % 2)});
+      cols += body.back().dof;
+    }
+    // Edges: each body to an earlier one (a tree), some bodies to the world;
+    // two rows only between bodies of 3 DOF, so that only the twin below
+    // makes J lose rank.
+    std::vector<std::pair<int, int>> edges;
+    for (int b = 1; b < bodies; ++b) edges.push_back({static_cast<int>(rng() % static_cast<unsigned>(b)), b});
+    for (int b = 0; b < bodies - 1; b += 3) edges.push_back({-1, b});
+    std::vector<TreeElimination::Node> nodes;
+    std::vector<double> values;
+    int rows = 0;
+    for (const auto& [a, b] : edges) {
+      TreeElimination::Node n;
+      n.row = rows;
+      const bool wide = a >= 0 && body[static_cast<std::size_t>(a)].dof == 3 && body[static_cast<std::size_t>(b)].dof == 3;
+      n.rows = wide ? 1 + static_cast<int>(rng() % 2) : 1;
+      rows += n.rows;
+      const int ends[2] = {a, b};
+      for (int e = 0; e < 2; ++e) {
+        if (ends[e] < 0) continue;
+        n.body[e] = ends[e];
+        n.values[e] = static_cast<int>(values.size());
+        for (int k = 0; k < n.rows * body[static_cast<std::size_t>(ends[e])].dof; ++k) values.push_back(u(rng));
+      }
+      nodes.push_back(n);
+    }
+    // A constraint to the world whose second row repeats its first.
+    TreeElimination::Node twin;
+    twin.row = rows;
+    twin.rows = 2;
+    rows += 2;
+    twin.body[1] = bodies - 1;
+    twin.values[1] = static_cast<int>(values.size());
+    const int dof = body.back().dof;
+    for (int k = 0; k < dof; ++k) values.push_back(u(rng));
+    for (int k = 0; k < dof; ++k) values.push_back(values[static_cast<std::size_t>(twin.values[1] + k)]);
+    nodes.push_back(twin);
+    const int dependent_row = twin.row + 1;
+
+    Eigen::VectorXd w(cols);
+    for (int i = 0; i < cols; ++i) w[i] = positive(rng);
+    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(rows, cols);
+    for (const TreeElimination::Node& n : nodes)
+      for (int e = 0; e < 2; ++e) {
+        if (n.body[e] < 0) continue;
+        const TreeElimination::Body& b = body[static_cast<std::size_t>(n.body[e])];
+        for (int r = 0; r < n.rows; ++r)
+          for (int k = 0; k < b.dof; ++k) J(n.row + r, b.offset + k) = values[static_cast<std::size_t>(n.values[e] + r * b.dof + k)];
+      }
+    const Eigen::MatrixXd K = J * w.asDiagonal() * J.transpose();
+    std::vector<char> skip(static_cast<std::size_t>(rows), 0);
+    skip[static_cast<std::size_t>(rng() % static_cast<unsigned>(rows))] = 1;
+    skip[static_cast<std::size_t>(dependent_row)] = 0;
+    skip[static_cast<std::size_t>(dependent_row - 1)] = 0;
+    Eigen::VectorXd r(rows);
+    std::vector<double> diag(static_cast<std::size_t>(rows)), y(static_cast<std::size_t>(rows));
+    for (int i = 0; i < rows; ++i) {
+      r[i] = skip[static_cast<std::size_t>(i)] ? 0.0 : u(rng);
+      diag[static_cast<std::size_t>(i)] = K(i, i);
+      y[static_cast<std::size_t>(i)] = r[i];
+    }
+
+    TreeElimination e;
+    ASSERT_TRUE(e.analyse(body, nodes));
+    e.factor(values.data(), w.data(), skip.data(), diag.data(), y.data());
+    e.back_substitute(y.data());
+    EXPECT_EQ(e.dependent_rows(), 1) << "trial " << trial;
+
+    std::vector<int> kept;
+    for (int i = 0; i < rows; ++i)
+      if (!skip[static_cast<std::size_t>(i)] && i != dependent_row) kept.push_back(i);
+    Eigen::MatrixXd Kk(kept.size(), kept.size());
+    Eigen::VectorXd rk(kept.size());
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      rk[static_cast<Eigen::Index>(i)] = r[kept[i]];
+      for (std::size_t j = 0; j < kept.size(); ++j) Kk(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = K(kept[i], kept[j]);
+    }
+    const Eigen::VectorXd x = Kk.ldlt().solve(rk);
+    const double scale = x.cwiseAbs().maxCoeff();
+    for (std::size_t i = 0; i < kept.size(); ++i)
+      EXPECT_NEAR(y[static_cast<std::size_t>(kept[i])], x[static_cast<Eigen::Index>(i)], 1e-9 * scale) << "trial " << trial;
+    for (int i = 0; i < rows; ++i)
+      if (skip[static_cast<std::size_t>(i)] || i == dependent_row) {
+        EXPECT_EQ(y[static_cast<std::size_t>(i)], 0.0);
+      }
+
+  }
+}
+
+// A loop of bodies, or a front past kMaxFront rows, is refused.
+TEST(TreeElimination, RefusesLoopsAndHubs) {
+  TreeElimination e;
+  std::vector<TreeElimination::Body> bodies{{0, 2}, {2, 2}, {4, 2}};
+  std::vector<TreeElimination::Node> loop{{0, 1, {0, 1}, {0, 2}}, {1, 1, {1, 2}, {4, 6}}, {2, 1, {2, 0}, {8, 10}}};
+  EXPECT_FALSE(e.analyse(bodies, loop));
+  std::vector<TreeElimination::Node> parallel{{0, 1, {0, 1}, {0, 2}}, {1, 1, {0, 1}, {4, 6}}};
+  EXPECT_TRUE(e.analyse(bodies, parallel));  // two constraints on one pair: one edge
+  std::vector<TreeElimination::Node> hub;
+  for (int i = 0; i <= TreeElimination::kMaxFront; ++i) hub.push_back({i, 1, {0, -1}, {0, -1}});
+  EXPECT_FALSE(e.analyse(bodies, hub));
+}
+
+}  // namespace
