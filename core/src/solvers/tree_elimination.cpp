@@ -23,6 +23,7 @@ bool TreeElimination::analyse(const std::vector<Body>& bodies, const std::vector
   front_nodes_.clear();
   children_.clear();
   front_rows_.clear();
+  products_.clear();
   const int nb = static_cast<int>(bodies.size());
 
   // The pairs of bodies joined by constraints (several constraints on one
@@ -53,12 +54,36 @@ bool TreeElimination::analyse(const std::vector<Body>& bodies, const std::vector
       if (b >= 0) list[static_cast<std::size_t>(fill[static_cast<std::size_t>(b)]++)] = static_cast<int>(i);
   auto other = [&](const Node& n, int b) { return n.body[0] == b ? n.body[1] : n.body[0]; };
 
-  // Root each component at its first body; a depth-first search gives each
-  // body its parent and the post-order (children before parents).
+  // Each component's centre (the body peeled last when leaves are peeled
+  // off round by round) is its root: the tree is then as shallow as it
+  // gets, and its branches independent as long as possible.
+  std::vector<int> degree(static_cast<std::size_t>(nb), 0), peeled, root_of(static_cast<std::size_t>(nb), -1);
+  for (const auto& [a, b] : pairs) {
+    ++degree[static_cast<std::size_t>(a)];
+    ++degree[static_cast<std::size_t>(b)];
+  }
+  for (int b = 0; b < nb; ++b)
+    if (degree[static_cast<std::size_t>(b)] <= 1) peeled.push_back(b);
+  for (std::size_t i = 0; i < peeled.size(); ++i) {
+    const int b = peeled[i];
+    root_of[static_cast<std::size_t>(find(set, b))] = b;
+    for (int x = start[static_cast<std::size_t>(b)]; x < start[static_cast<std::size_t>(b) + 1]; ++x) {
+      const int o = other(nodes[static_cast<std::size_t>(list[static_cast<std::size_t>(x)])], b);
+      // A neighbour left with one unpeeled neighbour is a leaf now (several
+      // constraints on one pair count once: the pair is gone with the first).
+      if (o < 0 || degree[static_cast<std::size_t>(o)] <= 1 || degree[static_cast<std::size_t>(b)] == 0) continue;
+      --degree[static_cast<std::size_t>(b)];
+      if (--degree[static_cast<std::size_t>(o)] == 1) peeled.push_back(o);
+    }
+  }
+
+  // A depth-first search from each root gives each body its parent and a
+  // post-order (children before parents).
   constexpr int kUnseen = -2;
   std::vector<int> parent(static_cast<std::size_t>(nb), kUnseen), order;
   std::vector<std::pair<int, int>> stack;  // (body, its next node in list)
-  for (int root = 0; root < nb; ++root) {
+  for (int first = 0; first < nb; ++first) {
+    const int root = root_of[static_cast<std::size_t>(find(set, first))];
     if (parent[static_cast<std::size_t>(root)] != kUnseen) continue;
     parent[static_cast<std::size_t>(root)] = -1;
     stack.push_back({root, start[static_cast<std::size_t>(root)]});
@@ -75,8 +100,18 @@ bool TreeElimination::analyse(const std::vector<Body>& bodies, const std::vector
       stack.push_back({o, start[static_cast<std::size_t>(o)]});
     }
   }
+  // Fronts by height (leaves first), still children before parents: the
+  // elimination of one front waits on its children's, so fronts of one
+  // height from different branches interleave and their latencies overlap
+  // (a chain rooted at its middle is two chains at once).
+  std::vector<int> height(static_cast<std::size_t>(nb), 0);
+  for (int b : order)
+    if (parent[static_cast<std::size_t>(b)] >= 0)
+      height[static_cast<std::size_t>(parent[static_cast<std::size_t>(b)])] =
+          std::max(height[static_cast<std::size_t>(parent[static_cast<std::size_t>(b)])], height[static_cast<std::size_t>(b)] + 1);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return height[static_cast<std::size_t>(a)] < height[static_cast<std::size_t>(b)]; });
 
-  // A front per body with constraints, in post-order: its children's edges
+  // A front per body with constraints, in that order: its children's edges
   // (each child's update rows, in the child's order), then its constraints
   // to the world or to bodies that do not move, then its parent's edge.
   std::vector<std::vector<int>> child_fronts(static_cast<std::size_t>(nb));
@@ -112,6 +147,17 @@ bool TreeElimination::analyse(const std::vector<Body>& bodies, const std::vector
     }
     f.node_count = static_cast<int>(front_nodes_.size()) - f.nodes;
     f.child_count = static_cast<int>(children_.size()) - f.children;
+    f.products = static_cast<int>(products_.size());
+    const int dof = bodies[static_cast<std::size_t>(b)].dof;
+    for (int x = f.nodes; x < f.nodes + f.node_count; ++x)
+      for (int y = x; y < f.nodes + f.node_count; ++y) {
+        const Place& pi = front_nodes_[static_cast<std::size_t>(x)];
+        const Place& pj = front_nodes_[static_cast<std::size_t>(y)];
+        for (int r = 0; r < pi.rows; ++r)
+          for (int c = x == y ? r : 0; c < pj.rows; ++c)
+            products_.push_back({pi.values + r * dof, pj.values + c * dof, (pi.at + r) * f.size + pj.at + c});
+      }
+    f.product_count = static_cast<int>(products_.size()) - f.products;
     if (f.size == 0) continue;  // a body no constraint holds
     f.panel = static_cast<int>(panels);
     panels += static_cast<std::size_t>(f.size * f.pivots + f.pivots);
@@ -157,25 +203,14 @@ void TreeElimination::factor_front(const Front& f, const double* J, const double
   for (int x = 0; x < n; ++x) yf[x] = y[rows[x]];
   const double* wb = w + bodies_[static_cast<std::size_t>(f.body)].offset;
   const bool three = bodies_[static_cast<std::size_t>(f.body)].dof == 3;  // else 2
-  const int dof = three ? 3 : 2;
-  const Place* places = front_nodes_.data() + f.nodes;
-
   // K's entries through this body: B_j W B_iᵀ for every two blocks on it.
-  for (int a = 0; a < f.node_count; ++a) {
-    const Place& pi = places[a];
-    for (int b = a; b < f.node_count; ++b) {
-      const Place& pj = places[b];
-      for (int r = 0; r < pi.rows; ++r) {
-        const double* ri = J + pi.values + r * dof;
-        double* col = F + (pi.at + r) * n + pj.at;
-        for (int s = a == b ? r : 0; s < pj.rows; ++s) {
-          const double* rj = J + pj.values + s * dof;
-          double sum = rj[0] * wb[0] * ri[0] + rj[1] * wb[1] * ri[1];
-          if (three) sum += rj[2] * wb[2] * ri[2];
-          col[s] += sum;
-        }
-      }
-    }
+  const Product* products = products_.data() + f.products;
+  for (int x = 0; x < f.product_count; ++x) {
+    const double* ri = J + products[x].i;
+    const double* rj = J + products[x].j;
+    double sum = rj[0] * wb[0] * ri[0] + rj[1] * wb[1] * ri[1];
+    if (three) sum += rj[2] * wb[2] * ri[2];
+    F[products[x].dest] += sum;
   }
   // What the children left on their edges to this body.
   for (int x = f.children; x < f.children + f.child_count; ++x) {

@@ -56,6 +56,12 @@ class TreeElimination {
     int panel = 0;   // L's columns (size × pivots, column-major) and then 1/d per pivot, in panels_
     int update = 0;  // its update matrix ((size − pivots)², column-major), in updates_
     int children = 0, child_count = 0;  // into children_: (front, its first row here)
+    int products = 0, product_count = 0;  // into products_
+  };
+  // One entry of K through the front's body: rows i and j of two blocks on
+  // it (their values' offsets), and where B_j W B_iᵀ goes in the front.
+  struct Product {
+    int i, j, dest;
   };
   struct Place {
     int node, at;  // a node (in children_: a child's front) and its first row in the front
@@ -73,6 +79,7 @@ class TreeElimination {
   std::vector<Place> front_nodes_;
   std::vector<Place> children_;  // node: the child's front
   std::vector<int> front_rows_;
+  std::vector<Product> products_;
   std::vector<double> panels_, updates_;
   int dependent_ = 0;
 };
