@@ -79,6 +79,7 @@ void analyse(const WorldModel& m, TreeProjection& tp) {
     nodes.push_back(en);
   }
   tp.applies = tp.elimination.analyse(bodies, nodes);
+  if (!tp.applies) return;
   tp.J.assign(static_cast<std::size_t>(values), 0.0);
   for (std::vector<double>* v : {&tp.C, &tp.lo, &tp.hi, &tp.diag, &tp.y}) v->assign(static_cast<std::size_t>(row), 0.0);
   tp.held.assign(static_cast<std::size_t>(row), 1);
@@ -166,10 +167,12 @@ void evaluate_node(const WorldModel& m, const WorldData& d, TreeProjection& tp, 
   }
 }
 
-// Every node's rows at (t, q): C, bounds, J's blocks and diag(K). The
-// first evaluation (`first`) also decides which rows projection holds,
-// as hold_for_positions does: rows on nothing movable (diag 0), slack
-// ropes, and motors free to slip; a motor's C is its target, 0.
+// Every node's rows at (t, q): C, bounds and J's blocks. The first
+// evaluation (`first`) also measures diag(K), for the dependent-row test
+// of every factorization of this projection (its rows turn, their
+// lengths stay), and decides which rows projection holds, as
+// hold_for_positions does: rows on nothing movable (diag 0), slack ropes,
+// and motors free to slip; a motor's C is its target, 0.
 void evaluate(const WorldModel& m, const WorldData& d, const Workspace& ws, TreeProjection& tp, double t,
               const Eigen::VectorXd& q, bool first) {
   if (tp.rigid) {
@@ -193,6 +196,7 @@ void evaluate(const WorldModel& m, const WorldData& d, const Workspace& ws, Tree
       tp.C[row] = rows.velocity ? 0.0 : rows.C[r];
       tp.lo[row] = rows.lo[r];
       tp.hi[row] = rows.hi[r];
+      if (!first) continue;
       double diag = 0.0;
       for (const TreeProjection::End& end : n.end) {
         if (!end.moves) continue;
@@ -201,7 +205,6 @@ void evaluate(const WorldModel& m, const WorldData& d, const Workspace& ws, Tree
         for (int k = 0; k < end.dof; ++k) diag += j[k] * j[k] * wb[k];
       }
       tp.diag[row] = diag;
-      if (!first) continue;
       tp.velocity[row] = rows.velocity;
       const bool slack = rows.unilateral && rows.C[r] < -m.settings.projection_tolerance;
       const bool free_motor = rows.velocity && row < ws.motor_free.size() && ws.motor_free[row];
@@ -361,21 +364,27 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
     record_solve(m, ws, stats, 0);
     std::fill(tp.dq.begin(), tp.dq.end(), 0.0);
     add_forces(d, ws, tp, force, tp.dq.data());
+    // The full step first (the line search's usual answer), in one pass.
     for (int i = 0; i < dof; ++i) {
       const auto k = static_cast<std::size_t>(i);
       tp.dq[k] *= ws.w[i];  // dq = W Jᵀ μ
       tp.start[k] = d.q[i];
+      d.q[i] += tp.dq[k];
+      tp.moved[k] += tp.dq[k];
     }
     double alpha = 1.0, trial = norm;
     for (int cut = 0;; ++cut, alpha *= 0.5) {
-      for (int i = 0; i < dof; ++i) d.q[i] = tp.start[static_cast<std::size_t>(i)] + alpha * tp.dq[static_cast<std::size_t>(i)];
+      if (cut > 0)
+        for (int i = 0; i < dof; ++i) d.q[i] = tp.start[static_cast<std::size_t>(i)] + alpha * tp.dq[static_cast<std::size_t>(i)];
       evaluate(m, d, ws, tp, t, d.q, false);
       std::tie(worst, trial) = errors(tp);
       if (cut == search.max_cuts) break;
       if (std::isfinite(trial) && trial <= search.max_growth * initial) break;
     }
-    for (int i = 0; i < dof; ++i) tp.moved[static_cast<std::size_t>(i)] += alpha * tp.dq[static_cast<std::size_t>(i)];
-    if (alpha < 1.0) add_forces(d, ws, tp, (alpha - 1.0) * force, nullptr);
+    if (alpha < 1.0) {
+      for (int i = 0; i < dof; ++i) tp.moved[static_cast<std::size_t>(i)] += (alpha - 1.0) * tp.dq[static_cast<std::size_t>(i)];
+      add_forces(d, ws, tp, (alpha - 1.0) * force, nullptr);
+    }
     norm = trial;
     out.error = worst;
   }
