@@ -289,20 +289,6 @@ void add_reaction(Reaction& out, const double* generalized, bool rigid, int dof)
 // into the step's λ, Jᵀ(factor · μ) into each moving block's force and into
 // the reaction on each end that does not move; and, given `dq`, Jᵀμ into it
 // (the correction before W).
-// to += Bᵀ l for a block B of `rows` rows and D (2 or 3) columns.
-template <int D>
-void add_transposed(const double* block, const double* l, int rows, double* to) {
-  for (int r = 0; r < rows; ++r)
-    for (int x = 0; x < D; ++x) to[x] += block[r * D + x] * l[r];
-}
-void add_transposed(const double* block, const double* l, int rows, int dof, double* to) {
-  if (dof == 2) {
-    add_transposed<2>(block, l, rows, to);
-  } else {
-    add_transposed<3>(block, l, rows, to);
-  }
-}
-
 void add_forces(WorldData& d, Workspace& ws, const TreeProjection& tp, double factor, double* dq) {
   for (const TreeProjection::Node& n : tp.nodes) {
     const double* mu = tp.y.data() + n.row;
@@ -316,12 +302,18 @@ void add_forces(WorldData& d, Workspace& ws, const TreeProjection& tp, double fa
       if (end.body < 0) continue;
       const double* v = tp.J.data() + end.values;
       if (end.moves) {
-        add_transposed(v, l, n.rows, end.dof, ws.block_forces.data() + 3 * end.block);
-        if (dq) add_transposed(v, mu, n.rows, end.dof, dq + end.offset);
+        double* f = ws.block_forces.data() + 3 * end.block;
+        for (int r = 0; r < n.rows; ++r)
+          for (int x = 0; x < end.dof; ++x) f[x] += v[r * end.dof + x] * l[r];
+        if (!dq) continue;
+        double* to = dq + end.offset;
+        for (int r = 0; r < n.rows; ++r)
+          for (int x = 0; x < end.dof; ++x) to[x] += v[r * end.dof + x] * mu[r];
         continue;
       }
       double generalized[3] = {};
-      add_transposed(v, l, n.rows, end.dof, generalized);
+      for (int r = 0; r < n.rows; ++r)
+        for (int x = 0; x < end.dof; ++x) generalized[x] += v[r * end.dof + x] * l[r];
       ConstraintState& state = d.constraints[static_cast<std::size_t>(n.constraint)];
       add_reaction(e == 0 ? state.on_a : state.on_b, generalized, end.rigid, end.dof);
     }
