@@ -240,9 +240,11 @@ void TreeElimination::factor_front(const Front& f, const double* J, const double
     const double inv = 1.0 / d;
     inverse[c] = inv;
     for (int j = c + 1; j < n; ++j) {
-      const double lj = col[j] * inv;
+      // (F_rc F_jc) / d: the product does not wait for the division, which
+      // waits on the children's updates (a chain's critical path).
+      const double cj = col[j];
       double* to = F + j * n;
-      for (int r = j; r < n; ++r) to[r] -= col[r] * lj;
+      for (int r = j; r < n; ++r) to[r] -= col[r] * cj * inv;
     }
     const double yc = yf[c];
     for (int r = c + 1; r < n; ++r) {
