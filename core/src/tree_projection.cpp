@@ -114,7 +114,8 @@ struct NodeRows {
 // row rope.cpp shares), written out. They are most of what a tree's
 // projection evaluates (chains, ropes), and projection reads only C and J,
 // where the generic evaluation also works out Ċ, J̇q̇ and the bodies'
-// velocities. The tests hold the two to the same numbers.
+// velocities. The tests hold the tree path to the general path's answers
+// on rods and ropes between particles, bars and the world.
 void evaluate_rod(const WorldModel& m, TreeProjection& tp, const TreeProjection::Node& n, const Eigen::VectorXd& q,
                   NodeRows& out) {
   Vec3 p[2], s[2];
@@ -326,12 +327,11 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
                                const LineSearch& search, ProjectionOutcome& out) {
   const WorldSettings& s = m.settings;
   TreeProjection& tp = ws.tree;
-  // Contact rows (after the model's) join the system: the general path's.
-  if (!tp.enabled || s.projection != Projection::nearest || s.solver != LinearSolver::ldlt || regularization(s) != 0.0 ||
-      system_rows(m, ws) != model_rows(m))
+  if (!tp.enabled || s.projection != Projection::nearest || s.solver != LinearSolver::ldlt || regularization(s) != 0.0)
     return false;
   if (tp.model != m.model_version) analyse(m, tp);
-  if (!tp.applies) return false;
+  // Contact rows (after the model's) join the system: the general path's.
+  if (!tp.applies || (ws.contacts.active_for(m) && ws.contacts.rows() > 0)) return false;
 
   out = ProjectionOutcome{};
   ws.rows_valid = false;  // the workspace's rows are not this path's: evaluate_rows starts afresh

@@ -160,7 +160,7 @@ bool TreeElimination::analyse(const std::vector<Body>& bodies, const std::vector
     f.product_count = static_cast<int>(products_.size()) - f.products;
     if (f.size == 0) continue;  // a body no constraint holds
     f.panel = static_cast<int>(panels);
-    panels += static_cast<std::size_t>(f.size * f.pivots + f.pivots);
+    panels += static_cast<std::size_t>(f.size * f.pivots);
     f.update = static_cast<int>(updates);
     updates += static_cast<std::size_t>((f.size - f.pivots) * (f.size - f.pivots));
     if (p >= 0) child_fronts[static_cast<std::size_t>(p)].push_back(static_cast<int>(fronts_.size()));
@@ -225,20 +225,17 @@ void TreeElimination::factor_front(const Front& f, const double* J, const double
   // LDLᵀ of the pivots, and the forward substitution with it; a skipped or
   // dependent row is out (its column dropped, λ = 0).
   double* panel = panels_.data() + f.panel;
-  double* inverse = panel + n * p;
   for (int c = 0; c < p; ++c) {
     double* col = F + c * n;
     const int row = rows[c];
     const double d = col[c];
     if (skip[row] || !(d > MultifrontalLdlt::kDependentPivot * diag[row])) {
       if (!skip[row]) ++dependent_;
-      inverse[c] = 0.0;
       for (int r = c + 1; r < n; ++r) col[r] = 0.0;
       yf[c] = 0.0;
       continue;
     }
     const double inv = 1.0 / d;
-    inverse[c] = inv;
     for (int j = c + 1; j < n; ++j) {
       // (F_rc F_jc) / d: the product does not wait for the division, which
       // waits on the children's updates (a chain's critical path).

@@ -53,7 +53,7 @@ class TreeElimination {
     int nodes = 0, node_count = 0;  // into front_nodes_: rows in front order, the parent's nodes last
     int rows = 0;                   // into front_rows_: each front row's row in the caller's numbering
     int size = 0, pivots = 0;
-    int panel = 0;   // L's columns (size × pivots, column-major) and then 1/d per pivot, in panels_
+    int panel = 0;   // L's columns (size × pivots, column-major; D⁻¹ is applied in the forward substitution), in panels_
     int update = 0;  // its update matrix ((size − pivots)², column-major), in updates_
     int children = 0, child_count = 0;  // into children_: (front, its first row here)
     int products = 0, product_count = 0;  // into products_
