@@ -497,10 +497,12 @@ void finish_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) 
 
 namespace {
 
-// The active set's rounds, per row, before it settles for what it has, and
-// the gradient (relative to the right side) that lets a held row go.
-constexpr int kActiveSetRounds = 2;
+// The active set's rounds before projected Gauss–Seidel finishes; the
+// gradient (relative to the right side) that lets a held row go; and the
+// rounds of whole exchanges that may fail to lower the count of wrong rows.
+constexpr int kActiveSetRounds = 16;
 constexpr double kReleaseTolerance = 1e-10;
+constexpr int kFullExchanges = 3;
 
 bool has_bounds(const Workspace& ws) {
   for (int i = 0; i < ws.lo.size(); ++i)
@@ -522,53 +524,34 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
       return ws.direct.solve(k, rhs, lambda, how);
     return solve_cg(k, rhs, lambda, tolerance, s.solver_max_iterations);
   };
-  SolveStats stats = solve_free(ws.rhs, ws.lambda);
-  if (!has_bounds(ws)) return stats;
-
-  // Active set: a row past its bound is held there, its coupling moved to
-  // the right-hand side, and the rest solved again. When no row is past its
-  // bound, the held row whose gradient g = K λ − r would take it back inside
-  // most strongly is let go (at its lower bound g < 0, at its upper g > 0:
-  // the box-bounded problem's optimality), so that a row clamped on the way
-  // (a contact that seemed to pull while friction was still unbounded) is
-  // not held for good.
   const int nr = static_cast<int>(ws.rhs.size());
+  const bool warm = ws.active_start.size() == static_cast<std::size_t>(nr);
+  ws.active.assign(static_cast<std::size_t>(nr), 0);
+  if (!has_bounds(ws)) return solve_free(ws.rhs, ws.lambda);
+
+  // Active set (block principal pivoting, Júdice and Pires): a row past its
+  // bound is held there, its coupling moved to the right-hand side, and the
+  // rest solved again; a held row whose gradient g = K λ − r would take it
+  // back inside (at its lower bound g < 0, at its upper g > 0: the
+  // box-bounded problem's optimality) is let go. All such rows change at
+  // once while that lowers their count; when it stops doing so for a few
+  // rounds, only the last one does until it falls again, which cannot cycle
+  // (K is positive definite). The set may start from another solve's
+  // (ws.active_start).
   Eigen::VectorXd held_lambda = Eigen::VectorXd::Zero(nr);
   const std::vector<char> held_before = ws.held;
   const std::vector<char> none;
-  std::vector<char> clamped(static_cast<std::size_t>(nr), 0);
-  const double tiny = kReleaseTolerance * (nr ? ws.rhs.cwiseAbs().maxCoeff() : 0.0);
-  for (int round = 0; round < kActiveSetRounds * nr; ++round) {
-    bool changed = false;
-    for (int i = 0; i < nr; ++i) {
-      if (ws.held[static_cast<std::size_t>(i)]) continue;
-      const double bound = std::clamp(ws.lambda[i], ws.lo[i], ws.hi[i]);
-      if (bound == ws.lambda[i]) continue;
-      ws.held[static_cast<std::size_t>(i)] = 1;
-      clamped[static_cast<std::size_t>(i)] = 1;
-      held_lambda[i] = bound;
-      changed = true;
-    }
-    if (!changed) {
-      if (std::find(clamped.begin(), clamped.end(), 1) == clamped.end()) break;
-      Eigen::VectorXd g(nr);
-      SystemView{J, ws.w, ws.reg, held_before, k.parallel}.apply(ws.lambda, g, ws.dof_scratch);
-      g -= ws.rhs;
-      int release = -1;
-      double worst = tiny;
-      for (int i = 0; i < nr; ++i) {
-        if (!clamped[static_cast<std::size_t>(i)] || ws.lo[i] == ws.hi[i]) continue;
-        const double pull = held_lambda[i] == ws.lo[i] ? -g[i] : g[i];
-        if (pull > worst) {
-          worst = pull;
-          release = i;
-        }
-      }
-      if (release < 0) break;
-      clamped[static_cast<std::size_t>(release)] = 0;
-      ws.held[static_cast<std::size_t>(release)] = 0;
-      held_lambda[release] = 0.0;
-    }
+  std::vector<signed char>& clamped = ws.active;
+  for (int i = 0; warm && i < nr; ++i) {
+    const signed char side = ws.active_start[static_cast<std::size_t>(i)];
+    if (side == 0 || held_before[static_cast<std::size_t>(i)]) continue;
+    clamped[static_cast<std::size_t>(i)] = side;
+    ws.held[static_cast<std::size_t>(i)] = 1;
+    held_lambda[i] = side < 0 ? ws.lo[i] : ws.hi[i];
+  }
+  // Solves with the clamped rows at their bounds.
+  SolveStats stats;
+  auto solve_clamped = [&] {
     Eigen::VectorXd coupling(nr);
     SystemView{J, ws.w, ws.reg, none, k.parallel}.apply(held_lambda, coupling, ws.dof_scratch);
     const Eigen::VectorXd rhs = ws.rhs - coupling;
@@ -579,6 +562,62 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
     stats.residual = more.residual;
     if (more.rank_deficiency >= 0) stats.rank_deficiency = more.rank_deficiency;
     ws.lambda += held_lambda;
+  };
+  auto flip = [&](int i) {
+    const auto row = static_cast<std::size_t>(i);
+    if (clamped[row] == 0) {
+      clamped[row] = ws.lambda[i] < ws.lo[i] ? -1 : 1;
+      held_lambda[i] = clamped[row] < 0 ? ws.lo[i] : ws.hi[i];
+    } else {
+      clamped[row] = 0;
+      held_lambda[i] = 0.0;
+    }
+    ws.held[row] = clamped[row] != 0;
+  };
+  solve_clamped();
+  const double tiny = kReleaseTolerance * (nr ? ws.rhs.cwiseAbs().maxCoeff() : 0.0);
+  std::vector<int> wrong;
+  Eigen::VectorXd g(nr);
+  std::size_t fewest = static_cast<std::size_t>(nr) + 1;
+  int backup = kFullExchanges;
+  for (int round = 0;; ++round) {
+    const bool any_clamped = std::find_if(clamped.begin(), clamped.end(), [](signed char c) { return c != 0; }) != clamped.end();
+    if (any_clamped) {
+      SystemView{J, ws.w, ws.reg, held_before, k.parallel}.apply(ws.lambda, g, ws.dof_scratch);
+      g -= ws.rhs;
+    }
+    wrong.clear();
+    for (int i = 0; i < nr; ++i) {
+      const auto row = static_cast<std::size_t>(i);
+      if (held_before[row]) continue;
+      const signed char side = clamped[row];
+      const bool out = side == 0 ? ws.lambda[i] < ws.lo[i] || ws.lambda[i] > ws.hi[i]
+                                 : ws.lo[i] != ws.hi[i] && (side < 0 ? -g[i] : g[i]) > tiny;
+      if (out) wrong.push_back(i);
+    }
+    if (wrong.empty()) break;
+    if (round == kActiveSetRounds) {
+      // A pile whose contacts change by the hundred: finish the bounded
+      // problem by projected Gauss–Seidel from here (bounded time, the
+      // bounds exact, the residual reported).
+      ws.lambda = ws.lambda.cwiseMax(ws.lo).cwiseMin(ws.hi);
+      const SolveStats polish = solve_gauss_seidel(SystemView{J, ws.w, ws.reg, held_before, k.parallel}, ws.rhs, ws.lambda,
+                                                   ws.lo, ws.hi, tolerance, s.solver_max_iterations);
+      stats.iterations += polish.iterations;
+      stats.residual = polish.residual;
+      break;
+    }
+    if (wrong.size() < fewest) {
+      fewest = wrong.size();
+      backup = kFullExchanges;
+      for (const int i : wrong) flip(i);
+    } else if (backup > 0) {
+      --backup;
+      for (const int i : wrong) flip(i);
+    } else {
+      flip(wrong.back());
+    }
+    solve_clamped();
   }
   ws.held = held_before;
   return stats;

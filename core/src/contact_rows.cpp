@@ -175,16 +175,35 @@ void ContactRows::evaluate(const WorldModel& m, int gi, const Eigen::VectorXd& q
 }
 
 bool ContactRows::bound_friction(Eigen::VectorXd& lo, Eigen::VectorXd& hi, const Eigen::VectorXd& lambda, int first) const {
-  bool moved = false;
+  thread_local std::vector<double> bounds;
+  bounds.clear();
+  double largest = 0.0;
   int row = first;
   for (const Group& g : groups_) {
     double pushed = 0.0;
     for (int k = 0; k < g.points; ++k)
       pushed += lambda.size() ? std::max(-lambda[row + k], 0.0)
                               : points_[static_cast<std::size_t>(g.first_point + k)].normal_impulse;
-    const double bound = g.friction * pushed;
+    bounds.push_back(g.friction * pushed);
+    largest = std::max(largest, bounds.back());
+    row += g.rows;
+  }
+  // Round-off of the largest bound: a bound near 0 (a point that barely
+  // pushes) moves by that much from solve to solve.
+  const double slack = kBoundTolerance * largest;
+  bool moved = false;
+  row = first;
+  for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
+    const Group& g = groups_[gi];
+    const double bound = bounds[gi];
     for (int r = row + g.points; r < row + g.rows; ++r) {
-      moved = moved || std::abs(hi[r] - bound) > kBoundTolerance * bound;
+      // Only a row at its bound, or past the new one, needs another solve:
+      // one that sticks does not feel where its bound lies.
+      if (lambda.size()) {
+        const double size = std::abs(lambda[r]);
+        const bool m2 = size > bound + slack || (size >= hi[r] - slack && std::abs(hi[r] - bound) > slack);
+        moved = moved || m2;
+      }
       lo[r] = -bound;
       hi[r] = bound;
     }

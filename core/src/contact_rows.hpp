@@ -63,7 +63,8 @@ class ContactRows {
 
   // Each friction row's bounds ← ±μ times its group's normal impulses in
   // `lambda` (rows from `first`, N·s); the warm start's before any solve
-  // (lambda empty). Returns whether a bound moved by more than round-off.
+  // (lambda empty). Returns whether the solve must be done again: a row at
+  // its bound saw the bound move, or a row is past its new bound.
   bool bound_friction(Eigen::VectorXd& lo, Eigen::VectorXd& hi, const Eigen::VectorXd& lambda, int first) const;
   // The normal rows' warm start λ (−impulse), friction rows' 0, into lambda from `first`.
   void warm_start(Eigen::VectorXd& lambda, int first) const;

@@ -58,8 +58,10 @@ void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double 
   for (int round = 0; contacts && round < kFrictionRounds && ws.contacts.bound_friction(ws.lo, ws.hi, ws.lambda, first_contact);
        ++round) {
     ws.rhs = rhs;
+    ws.active_start = ws.active;  // the rows at their bounds mostly stay there
     record_solve(m, ws, solve_system(m, ws), held);
   }
+  ws.active_start.clear();
   add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);
   mark_free_motors(ws, 1.0);
   Eigen::VectorXd dv = Eigen::VectorXd::Zero(v.size());

@@ -33,6 +33,9 @@ struct Workspace {
   Eigen::VectorXd fixed;
   std::vector<char> velocity_row, unilateral_row, held;
   std::vector<char> contact_row;  // per row: ContactRows::Kind (none: a model constraint's)
+  // The active set of the last bounded solve (per row: −1 held at lo, 1 at
+  // hi, 0 free), and the one the next solve starts from (empty: none held).
+  std::vector<signed char> active, active_start;
   std::vector<int> first_row;  // per constraint (and one past the last): its first row
   std::vector<std::pair<double, double>> rotation;  // per body: (cos θ, sin θ) of the evaluation under way
   std::vector<char> motor_free;  // per row: a motor at its bound in the step's velocity solve
