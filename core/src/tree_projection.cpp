@@ -93,8 +93,7 @@ void rod_end(const WorldModel& m, const TreeProjection& tp, const TreeProjection
     p = local;
     return;
   }
-  Vec3 x = Vec3::Zero();
-  for (int i = 0; i < m.settings.dimension; ++i) x[i] = q[end.offset + i];
+  const Vec3 x(q[end.offset], q[end.offset + 1], m.settings.dimension == 3 ? q[end.offset + 2] : 0.0);
   if (end.rigid) {
     const auto [cos, sin] = tp.rotation[static_cast<std::size_t>(end.body)];
     s = Vec3(cos * local.x() - sin * local.y(), sin * local.x() + cos * local.y(), local.z());
@@ -138,8 +137,10 @@ void evaluate_rod(const WorldModel& m, TreeProjection& tp, const TreeProjection:
       to[0] = sign * g.x();
       to[1] = sign * g.y();
       to[2] = sign * g.dot(Vec3(-s[e].y(), s[e].x(), 0.0));
-    } else {
-      for (int k = 0; k < end.dof; ++k) to[k] = sign * g[k];
+    } else {  // a particle: 2 or 3 DOF
+      to[0] = sign * g.x();
+      to[1] = sign * g.y();
+      if (end.dof == 3) to[2] = sign * g.z();
     }
   }
 }
@@ -168,9 +169,9 @@ void evaluate_node(const WorldModel& m, const WorldData& d, TreeProjection& tp, 
   }
 }
 
-// Every node's rows at (t, q): C, bounds and J's blocks. The first
-// evaluation (`first`) also measures diag(K), for the dependent-row test
-// of every factorization of this projection (its rows turn, their
+// Every node's rows at (t, q): C and J's blocks. The first evaluation
+// (`first`) also reads the bounds, measures diag(K) for the dependent-row
+// test of every factorization of this projection (its rows turn, their
 // lengths stay), and decides which rows projection holds, as
 // hold_for_positions does: rows on nothing movable (diag 0), slack ropes,
 // and motors free to slip; a motor's C is its target, 0.
@@ -195,9 +196,9 @@ void evaluate(const WorldModel& m, const WorldData& d, const Workspace& ws, Tree
     for (int r = 0; r < n.rows; ++r) {
       const std::size_t row = static_cast<std::size_t>(n.row + r);
       tp.C[row] = rows.velocity ? 0.0 : rows.C[r];
-      tp.lo[row] = rows.lo[r];
-      tp.hi[row] = rows.hi[r];
       if (!first) continue;
+      tp.lo[row] = rows.lo[r];  // bounds depend on the definition alone
+      tp.hi[row] = rows.hi[r];
       double diag = 0.0;
       for (const TreeProjection::End& end : n.end) {
         if (!end.moves) continue;
@@ -304,10 +305,19 @@ void add_forces(WorldData& d, Workspace& ws, const TreeProjection& tp, double fa
       const double* v = tp.J.data() + end.values;
       if (end.moves) {
         double* f = ws.block_forces.data() + 3 * end.block;
+        double* to = dq ? dq + end.offset : nullptr;
+        if (n.rows == 1 && end.dof == 2) {  // a rod's end on a 2D particle, the most common
+          f[0] += v[0] * l[0];
+          f[1] += v[1] * l[0];
+          if (to) {
+            to[0] += v[0] * mu[0];
+            to[1] += v[1] * mu[0];
+          }
+          continue;
+        }
         for (int r = 0; r < n.rows; ++r)
           for (int x = 0; x < end.dof; ++x) f[x] += v[r * end.dof + x] * l[r];
-        if (!dq) continue;
-        double* to = dq + end.offset;
+        if (!to) continue;
         for (int r = 0; r < n.rows; ++r)
           for (int x = 0; x < end.dof; ++x) to[x] += v[r * end.dof + x] * mu[r];
         continue;
