@@ -169,7 +169,8 @@ void evaluate_node(const WorldModel& m, const WorldData& d, TreeProjection& tp, 
   }
 }
 
-// Every node's rows at (t, q): C and J's blocks. The first evaluation
+// Every node's rows at (t, q): C, J's blocks and the right-hand side −C
+// (tp.y; 0 on held rows). The first evaluation
 // (`first`) also reads the bounds, measures diag(K) for the dependent-row
 // test of every factorization of this projection (its rows turn, their
 // lengths stay), and decides which rows projection holds, as
@@ -196,7 +197,10 @@ void evaluate(const WorldModel& m, const WorldData& d, const Workspace& ws, Tree
     for (int r = 0; r < n.rows; ++r) {
       const std::size_t row = static_cast<std::size_t>(n.row + r);
       tp.C[row] = rows.velocity ? 0.0 : rows.C[r];
-      if (!first) continue;
+      if (!first) {
+        tp.y[row] = tp.held[row] ? 0.0 : -tp.C[row];
+        continue;
+      }
       tp.lo[row] = rows.lo[r];  // bounds depend on the definition alone
       tp.hi[row] = rows.hi[r];
       double diag = 0.0;
@@ -212,6 +216,7 @@ void evaluate(const WorldModel& m, const WorldData& d, const Workspace& ws, Tree
       const bool free_motor = rows.velocity && row < ws.motor_free.size() && ws.motor_free[row];
       tp.held[row] = !(diag > 0.0) || slack || free_motor;
       tp.bounded = tp.bounded || (!tp.held[row] && (std::isfinite(rows.lo[r]) || std::isfinite(rows.hi[r])));
+      tp.y[row] = tp.held[row] ? 0.0 : -tp.C[row];
     }
   }
 }
@@ -228,11 +233,11 @@ std::pair<double, double> errors(const TreeProjection& tp) {
   return {worst, std::sqrt(sum)};
 }
 
-// μ (in tp.y) with K μ = −C over the rows not held. False when a bounded
-// row's μ is past its bound: the general path's active set is for that.
+// μ with K μ = −C over the rows not held, in place of the right-hand side
+// the evaluation left in tp.y. False when a bounded row's μ is past its
+// bound: the general path's active set is for that.
 bool solve(Workspace& ws, TreeProjection& tp, SolveStats& stats) {
   const std::size_t nr = tp.y.size();
-  for (std::size_t i = 0; i < nr; ++i) tp.y[i] = tp.held[i] ? 0.0 : -tp.C[i];
   tp.elimination.factor(tp.J.data(), ws.w.data(), tp.held.data(), tp.diag.data(), tp.y.data());
   tp.elimination.back_substitute(tp.y.data());
   stats.iterations = 1;

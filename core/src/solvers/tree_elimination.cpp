@@ -259,19 +259,30 @@ void TreeElimination::factor_front(const Front& f, const double* J, const double
 }
 
 void TreeElimination::back_substitute(double* y) const {
-  double yf[kMaxFront];
   for (auto f = fronts_.rbegin(); f != fronts_.rend(); ++f) {
-    const int n = f->size, p = f->pivots;
-    const int* rows = front_rows_.data() + f->rows;
-    for (int x = p; x < n; ++x) yf[x] = y[rows[x]];
-    const double* panel = panels_.data() + f->panel;
-    for (int c = p - 1; c >= 0; --c) {
-      const double* col = panel + c * n;
-      double acc = y[rows[c]];
-      for (int r = c + 1; r < n; ++r) acc -= col[r] * yf[r];
-      yf[c] = acc;
-      y[rows[c]] = acc;
+    switch (f->size * 8 + f->pivots) {  // as factor's
+      case 1 * 8 + 0: case 2 * 8 + 0: break;  // no pivots
+      case 1 * 8 + 1: back_front<1, 1>(*f, y); break;
+      case 2 * 8 + 1: back_front<2, 1>(*f, y); break;
+      case 2 * 8 + 2: back_front<2, 2>(*f, y); break;
+      default: back_front<0, 0>(*f, y);
     }
+  }
+}
+
+template <int N, int P>
+void TreeElimination::back_front(const Front& f, double* y) const {
+  const int n = N > 0 ? N : f.size, p = N > 0 ? P : f.pivots;
+  const int* rows = front_rows_.data() + f.rows;
+  double yf[N > 0 ? N : kMaxFront];
+  for (int x = p; x < n; ++x) yf[x] = y[rows[x]];
+  const double* panel = panels_.data() + f.panel;
+  for (int c = p - 1; c >= 0; --c) {
+    const double* col = panel + c * n;
+    double acc = y[rows[c]];
+    for (int r = c + 1; r < n; ++r) acc -= col[r] * yf[r];
+    yf[c] = acc;
+    y[rows[c]] = acc;
   }
 }
 
