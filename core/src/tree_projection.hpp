@@ -54,8 +54,8 @@ struct TreeProjection {
   TreeElimination elimination;
 
   // Per iteration: J's blocks, and per row (the model's row order) C, the
-  // bounds, diag(K) at the projection's start, the right-hand side and
-  // then μ, held rows (and rows of no node), velocity rows.
+  // right-hand side −C and then μ; read at the projection's start: the
+  // bounds, diag(K), held rows (and rows of no node), velocity rows.
   std::vector<double> J, C, lo, hi, diag, y;
   std::vector<char> held, velocity;
   std::vector<double> dq, start, moved;

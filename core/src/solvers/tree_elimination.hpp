@@ -1,7 +1,8 @@
 #pragma once
 // K = J W Jᵀ factored on an acyclic body graph (Baraff 1996, "Linear-Time
 // Dynamics using Lagrange Multipliers", in the rows' own space): each
-// component's bodies are rooted and taken leaves to root; at a body, its
+// component's bodies are rooted at its centre and taken leaves to root
+// (by height, so that independent branches interleave); at a body, its
 // front holds the rows of every constraint on it (the rows that share it,
 // all coupled in K), the constraints to its children and to the world are
 // eliminated there, and what is left on the constraints to its parent (a
