@@ -180,7 +180,7 @@ void TreeElimination::factor(const double* J, const double* w, const char* skip,
       case 1 * 8 + 0: factor_front<1, 0>(f, J, w, skip, diag, y); break;
       case 1 * 8 + 1: factor_front<1, 1>(f, J, w, skip, diag, y); break;
       case 2 * 8 + 0: factor_front<2, 0>(f, J, w, skip, diag, y); break;
-      case 2 * 8 + 1: factor_front<2, 1>(f, J, w, skip, diag, y); break;
+      case 2 * 8 + 1: factor_link(f, J, w, skip, diag, y); break;
       case 2 * 8 + 2: factor_front<2, 2>(f, J, w, skip, diag, y); break;
       case 3 * 8 + 1: factor_front<3, 1>(f, J, w, skip, diag, y); break;
       case 3 * 8 + 2: factor_front<3, 2>(f, J, w, skip, diag, y); break;
@@ -190,6 +190,42 @@ void TreeElimination::factor(const double* J, const double* w, const char* skip,
       default: factor_front<0, 0>(f, J, w, skip, diag, y);
     }
   }
+}
+
+void TreeElimination::factor_link(const Front& f, const double* J, const double* w, const char* skip, const double* diag,
+                                  double* y) {
+  // Two one-row constraints (the front's products are (0, 0), (0, 1) and
+  // (1, 1), in that order), at most one child's 1 × 1 update on the pivot:
+  // everything in registers, the division the only wait on the child.
+  const double* wb = w + bodies_[static_cast<std::size_t>(f.body)].offset;
+  const bool three = bodies_[static_cast<std::size_t>(f.body)].dof == 3;  // else 2
+  double k[3];
+  const Product* products = products_.data() + f.products;
+  for (int x = 0; x < 3; ++x) {
+    const double* ri = J + products[x].i;
+    const double* rj = J + products[x].j;
+    k[x] = rj[0] * wb[0] * ri[0] + rj[1] * wb[1] * ri[1];
+    if (three) k[x] += rj[2] * wb[2] * ri[2];
+  }
+  double d = k[0];
+  if (f.child_count) d += updates_[static_cast<std::size_t>(fronts_[static_cast<std::size_t>(children_[static_cast<std::size_t>(f.children)].node)].update)];
+  const int* rows = front_rows_.data() + f.rows;
+  double* panel = panels_.data() + f.panel;
+  double& update = updates_[static_cast<std::size_t>(f.update)];
+  const double y0 = y[rows[0]];
+  panel[0] = d;
+  if (skip[rows[0]] || !(d > MultifrontalLdlt::kDependentPivot * diag[rows[0]])) {
+    if (!skip[rows[0]]) ++dependent_;
+    panel[1] = 0.0;
+    update = k[2];
+    y[rows[0]] = 0.0;
+    return;
+  }
+  const double inv = 1.0 / d;
+  panel[1] = k[1] * inv;
+  update = k[2] - k[1] * k[1] * inv;
+  y[rows[1]] -= panel[1] * y0;
+  y[rows[0]] = y0 * inv;
 }
 
 template <int N, int P>

@@ -73,6 +73,8 @@ class TreeElimination {
   // them, 0: any.
   template <int N, int P>
   void factor_front(const Front& f, const double* J, const double* w, const char* skip, const double* diag, double* y);
+  // A chain's interior front: two rows, one pivot.
+  void factor_link(const Front& f, const double* J, const double* w, const char* skip, const double* diag, double* y);
   template <int N, int P>
   void back_front(const Front& f, double* y) const;
 
