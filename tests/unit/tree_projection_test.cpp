@@ -89,7 +89,8 @@ struct Outcome {
   Eigen::VectorXd q, v;
   std::vector<ConstraintState> constraints;
   ProjectionOutcome projection;
-  bool tree = false;  // the tree path applied to it
+  bool tree = false;     // the tree path applied to it
+  bool general = false;  // the general path's direct solver factored (a fresh workspace's path is none)
 };
 
 Outcome project(const Scene& s, bool tree) {
@@ -109,17 +110,21 @@ Outcome project(const Scene& s, bool tree) {
   out.v = d.v;
   out.constraints = d.constraints;
   out.tree = ws.tree.model == m.model_version && ws.tree.applies;
+  out.general = ws.direct.path() != SolverPath::none;
   return out;
 }
 
 // Both paths from the same state: they end at the same q, and report the
 // same λ and reactions (converged, unless `converges` is false: both then
-// stop at the cap).
-std::vector<ConstraintState> expect_paths_agree(const Scene& s, bool converges = true) {
+// stop at the cap). The tree path solves alone, unless `handed_over`: a
+// bound binds and the general path's active set takes over.
+std::vector<ConstraintState> expect_paths_agree(const Scene& s, bool converges = true, bool handed_over = false) {
   const Outcome general = project(s, false);
   const Outcome tree = project(s, true);
   EXPECT_FALSE(general.tree);
+  EXPECT_TRUE(general.general);
   EXPECT_TRUE(tree.tree);
+  EXPECT_EQ(tree.general, handed_over);
   EXPECT_GT(general.projection.iterations, 0);
   EXPECT_GT(tree.projection.iterations, 0);
   EXPECT_EQ(tree.projection.capped, !converges);
@@ -258,7 +263,7 @@ TEST(TreeProjection, AgreesWhereARopesBoundHolds) {
   const int p2 = s.body(BodyKind::particle, Vec3(0.5, 0.01, 0));
   const int rope = s.add(RopeDef{}, -1, p1);
   s.add(DistanceDef{.length = 0.45}, p1, p2);
-  const std::vector<ConstraintState> c = expect_paths_agree(s, false);
+  const std::vector<ConstraintState> c = expect_paths_agree(s, false, true);
   EXPECT_EQ(c[static_cast<std::size_t>(rope)].lambda[0], 0.0);
   EXPECT_NE(c[1].lambda[0], 0.0);
 }
