@@ -541,6 +541,7 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
   Eigen::VectorXd held_lambda = Eigen::VectorXd::Zero(nr);
   const std::vector<char> held_before = ws.held;
   const std::vector<char> none;
+  const Eigen::VectorXd start = ws.lambda;
   std::vector<signed char>& clamped = ws.active;
   for (int i = 0; warm && i < nr; ++i) {
     const signed char side = ws.active_start[static_cast<std::size_t>(i)];
@@ -597,10 +598,11 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
     }
     if (wrong.empty()) break;
     if (round == kActiveSetRounds) {
-      // A pile whose contacts change by the hundred: finish the bounded
-      // problem by projected Gauss–Seidel from here (bounded time, the
-      // bounds exact, the residual reported).
-      ws.lambda = ws.lambda.cwiseMax(ws.lo).cwiseMin(ws.hi);
+      // A pile whose contacts change by the hundred: solve the bounded
+      // problem by projected Gauss–Seidel from the first guess instead
+      // (bounded time, the bounds exact, the residual reported); the
+      // active set's last guess may be far off.
+      ws.lambda = start.cwiseMax(ws.lo).cwiseMin(ws.hi);
       const SolveStats polish = solve_gauss_seidel(SystemView{J, ws.w, ws.reg, held_before, k.parallel}, ws.rhs, ws.lambda,
                                                    ws.lo, ws.hi, tolerance, s.solver_max_iterations);
       stats.iterations += polish.iterations;
