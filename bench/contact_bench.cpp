@@ -9,6 +9,9 @@
 //                       manifolds report it)
 //   top_drift_mm        (pyramid) how far the top box moved from 1 s to 10 s
 //   kinetic_energy_end  J, at the end (a settled pile: near 0)
+//   mean_step_ms, steps the mean step and the steps run: the exact family's
+//                       ball pit is cut to kExactPitSteps (its collapsing
+//                       pile takes seconds a step: see BENCHMARKS.md)
 //
 //   contact_bench --benchmark_out=contacts.json --benchmark_out_format=json
 #include <algorithm>
@@ -28,6 +31,7 @@ using linkage::BodyKind;
 using linkage::Vec3;
 
 constexpr int kSteps = 600;
+constexpr int kExactPitSteps = 150;
 constexpr double kDt = 1.0 / 60.0;
 constexpr double kFriction = 0.6;
 constexpr int kBase = 20;
@@ -69,6 +73,9 @@ struct Stats {
 };
 
 void report(benchmark::State& state, Stats& st) {
+  double total = 0.0;
+  for (const double ms : st.step_ms) total += ms;
+  state.counters["mean_step_ms"] = total / static_cast<double>(st.step_ms.size());
   std::sort(st.step_ms.begin(), st.step_ms.end());
   state.counters["median_step_ms"] = st.step_ms[st.step_ms.size() / 2];
   state.counters["max_penetration_mm"] = 1000.0 * st.penetration;
@@ -78,10 +85,10 @@ void report(benchmark::State& state, Stats& st) {
 }
 
 template <class Step, class Measure, class Top>
-Stats run(const Step& step, const Measure& deepest, const Top& top) {
+Stats run(const Step& step, const Measure& deepest, const Top& top, int steps = kSteps) {
   Stats st;
   Vec3 settled = Vec3::Zero();
-  for (int i = 0; i < kSteps; ++i) {
+  for (int i = 0; i < steps; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     step();
     st.step_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
@@ -92,14 +99,22 @@ Stats run(const Step& step, const Measure& deepest, const Top& top) {
   return st;
 }
 
-void bench_linkage(benchmark::State& state, Scene (*make)()) {
+// Sequential impulses as Box2D runs them, or the exact family (the exact
+// preset: contacts held to the projection's tolerance).
+linkage::WorldSettings sequential_impulses() {
+  linkage::WorldSettings s;
+  s.dynamics = linkage::Dynamics::sequential_impulses;
+  s.solver = linkage::LinearSolver::gauss_seidel;
+  s.integrator = linkage::Integrator::semi_implicit_euler;
+  return s;
+}
+linkage::WorldSettings exact() { return linkage::with_preset(linkage::Preset::exact); }
+
+void bench_linkage(benchmark::State& state, Scene (*make)(), linkage::WorldSettings (*family)(), int steps) {
   for (auto _ : state) {
     state.PauseTiming();
     const Scene scene = make();
-    linkage::WorldSettings s;
-    s.dynamics = linkage::Dynamics::sequential_impulses;
-    s.solver = linkage::LinearSolver::gauss_seidel;
-    s.integrator = linkage::Integrator::semi_implicit_euler;
+    linkage::WorldSettings s = family();
     s.contacts = true;
     s.dt = kDt;
     linkage::World w = linkage::World::create(s).value();
@@ -121,7 +136,8 @@ void bench_linkage(benchmark::State& state, Scene (*make)()) {
                      for (const linkage::ContactInfo& c : w.contacts()) d = std::min(d, c.separation);
                      return d;
                    },
-                   [&] { return scene.top >= 0 ? w.body(ids[static_cast<std::size_t>(scene.top)]).value().position : Vec3::Zero(); });
+                   [&] { return scene.top >= 0 ? w.body(ids[static_cast<std::size_t>(scene.top)]).value().position : Vec3::Zero(); },
+                   steps);
     state.PauseTiming();
     st.kinetic = w.diagnostics().kinetic_energy;
     report(state, st);
@@ -194,9 +210,11 @@ void bench_box2d(benchmark::State& state, Scene (*make)()) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(bench_linkage, pyramid, pyramid)->Name("pyramid/linkage/sequential_impulses+v8_p3")->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bench_linkage, pyramid, pyramid, sequential_impulses, kSteps)->Name("pyramid/linkage/sequential_impulses+v8_p3")->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bench_linkage, pyramid_exact, pyramid, exact, kSteps)->Name("pyramid/linkage/exact")->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(bench_box2d, pyramid, pyramid)->Name("pyramid/box2d/v8_p3")->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(bench_linkage, ball_pit, ball_pit)->Name("ball_pit/linkage/sequential_impulses+v8_p3")->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bench_linkage, ball_pit, ball_pit, sequential_impulses, kSteps)->Name("ball_pit/linkage/sequential_impulses+v8_p3")->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bench_linkage, ball_pit_exact, ball_pit, exact, kExactPitSteps)->Name("ball_pit/linkage/exact")->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(bench_box2d, ball_pit, ball_pit)->Name("ball_pit/box2d/v8_p3")->Iterations(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -501,7 +501,7 @@ namespace {
 // gradient (relative to the right side) that lets a held row go; and the
 // rounds of whole exchanges that may fail to lower the count of wrong rows.
 constexpr int kActiveSetRounds = 16;
-constexpr double kReleaseTolerance = 1e-10;
+constexpr double kReleaseTolerance = 1e-8;
 constexpr int kFullExchanges = 3;
 
 bool has_bounds(const Workspace& ws) {
@@ -519,15 +519,20 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
   if (s.solver == LinearSolver::gauss_seidel)
     return solve_gauss_seidel(k, ws.rhs, ws.lambda, ws.lo, ws.hi, tolerance, s.solver_max_iterations);
 
+  // An active set decides by the signs of λ and of its gradient: its solves
+  // must be as tight as the world's, whatever looser one a Newton step asked.
+  const bool bounded = has_bounds(ws);
+  SolveRequest inner = how;
+  if (bounded) inner.tolerance = std::min(how.tolerance, s.solver_tolerance);
   auto solve_free = [&](const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda) {
     if (s.solver == LinearSolver::ldlt)
-      return ws.direct.solve(k, rhs, lambda, how);
-    return solve_cg(k, rhs, lambda, tolerance, s.solver_max_iterations);
+      return ws.direct.solve(k, rhs, lambda, inner);
+    return solve_cg(k, rhs, lambda, inner.tolerance, s.solver_max_iterations);
   };
   const int nr = static_cast<int>(ws.rhs.size());
   const bool warm = ws.active_start.size() == static_cast<std::size_t>(nr);
   ws.active.assign(static_cast<std::size_t>(nr), 0);
-  if (!has_bounds(ws)) return solve_free(ws.rhs, ws.lambda);
+  if (!bounded) return solve_free(ws.rhs, ws.lambda);
 
   // Active set (block principal pivoting, Júdice and Pires): a row past its
   // bound is held there, its coupling moved to the right-hand side, and the
@@ -617,7 +622,7 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
       --backup;
       for (const int i : wrong) flip(i);
     } else {
-      flip(wrong.back());
+      flip(wrong.front());
     }
     solve_clamped();
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "constraints/constraint.hpp"
 #include "contacts.hpp"
@@ -119,31 +120,68 @@ bool ContactRows::active_for(const WorldModel& m) const {
   return !groups_.empty() && model_ == m.model_version && topology_ == m.topology_version;
 }
 
+void ContactRows::add_group(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, int first, int end) {
+  const FoundPoint& p = points_[static_cast<std::size_t>(first)];
+  Group g;
+  g.a = p.a;
+  g.b = p.b;
+  g.first_point = first;
+  g.points = end - first;
+  g.friction = p.friction;
+  g.rows = g.points + (g.friction > 0.0 ? dim_ - 1 : 0);
+  if (dim_ == 3) {
+    const Frame fa = frame_of(m, p.a, d.q, v), fb = frame_of(m, p.b, d.q, v);
+    g.slip = fb.v - fa.v;
+  }
+  rows_ += g.rows;
+  impulse_.resize(static_cast<std::size_t>(rows_), 0.0);
+  groups_.push_back(g);
+}
+
 void ContactRows::find(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h) {
   clear();
   if (!m.settings.contacts || m.settings.dynamics != Dynamics::velocity_projection) return;
   find_contacts(m, d, v, h)->found(points_);
   model_ = m.model_version;
   topology_ = m.topology_version;
-  const int dim = dim_ = m.settings.dimension;
+  dim_ = m.settings.dimension;
   for (int i = 0; i < static_cast<int>(points_.size());) {
-    const FoundPoint& p = points_[static_cast<std::size_t>(i)];
-    Group g;
-    g.a = p.a;
-    g.b = p.b;
-    g.first_point = i;
-    g.points = std::max(p.manifold, 1);
-    g.friction = p.friction;
-    g.rows = g.points + (g.friction > 0.0 ? dim - 1 : 0);
-    if (dim == 3) {
-      const Frame fa = frame_of(m, p.a, d.q, v), fb = frame_of(m, p.b, d.q, v);
-      g.slip = fb.v - fa.v;
-    }
-    rows_ += g.rows;
-    groups_.push_back(g);
-    i += g.points;
+    const int end = i + std::max(points_[static_cast<std::size_t>(i)].manifold, 1);
+    add_group(m, d, v, i, end);
+    i = end;
   }
-  impulse_.assign(static_cast<std::size_t>(rows_), 0.0);
+}
+
+bool ContactRows::add_missed(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h, double tolerance) {
+  if (!m.settings.contacts || m.settings.dynamics != Dynamics::velocity_projection) return false;
+  if (model_ != m.model_version || topology_ != m.topology_version) return false;
+  std::vector<FoundPoint> now;
+  find_contacts(m, d, v, h)->found(now);
+  std::vector<std::tuple<BodyId, BodyId, std::uint32_t>> known;
+  known.reserve(points_.size());
+  for (const FoundPoint& p : points_) known.emplace_back(p.id_a, p.id_b, p.feature);
+  std::sort(known.begin(), known.end());
+  bool added = false;
+  for (std::size_t i = 0; i < now.size();) {
+    const std::size_t end = i + static_cast<std::size_t>(std::max(now[i].manifold, 1));
+    const int first = static_cast<int>(points_.size());
+    for (std::size_t k = i; k < end; ++k) {
+      const FoundPoint& p = now[k];
+      if (p.separation >= -tolerance || std::binary_search(known.begin(), known.end(), std::tuple(p.id_a, p.id_b, p.feature)))
+        continue;
+      points_.push_back(p);
+    }
+    const int count = static_cast<int>(points_.size()) - first;
+    if (count > 0) {
+      points_[static_cast<std::size_t>(first)].manifold = count;
+      for (int k = 1; k < count; ++k) points_[static_cast<std::size_t>(first + k)].manifold = 0;
+      add_group(m, d, v, first, first + count);
+      added = true;
+    }
+    i = end;
+  }
+  if (added) ++stamp_;
+  return added;
 }
 
 void ContactRows::evaluate(const WorldModel& m, int gi, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Rows& out) const {

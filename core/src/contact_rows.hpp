@@ -43,6 +43,11 @@ class ContactRows {
   // The manifolds at (d.q, v) of a world whose settings ask for contacts in
   // the exact family, warm-started from d.contacts; empty otherwise.
   void find(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h);
+  // Adds the points the narrow phase finds overlapping by more than
+  // `tolerance` at (d.q, v) that the set lacks (a box's corner that turned
+  // into its neighbour during the step: the set is found at the step's
+  // start). Returns whether it added any.
+  bool add_missed(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h, double tolerance);
   // No contacts (another family, or a changed model).
   void clear();
   // The set found for this model (its versions): else it is stale and adds no rows.
@@ -89,6 +94,9 @@ class ContactRows {
     double friction = 0.0;
     Vec3 slip = Vec3::Zero();  // 3D: the first friction direction when found
   };
+
+  // Appends a group for the points [first, end) of points_ (one manifold's).
+  void add_group(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, int first, int end);
 
   std::vector<FoundPoint> points_;
   std::vector<Group> groups_;

@@ -143,6 +143,9 @@ void begin_step(const WorldModel& m, WorldData& d, Workspace& ws) {
   begin_constraint_forces(m, d, ws);
 }
 
+// The times the exact family looks again for contacts its projection missed.
+constexpr int kContactPasses = 3;
+
 // One substep of h: forces, constraints, solve and integrate (per
 // derivative evaluation for the force-based integrators), then the
 // projections.
@@ -164,10 +167,15 @@ void substep(const WorldModel& m, WorldData& d, Workspace& ws, double h, const A
   d.time += h;
   if (m.settings.project_positions) {
     const StageClock::Scope stage(ws.clock, Stage::project_positions);
-    const ProjectionOutcome p = project_positions(m, d, ws, d.time, h);
-    ws.projection_iterations += p.iterations;
-    ws.projection_capped = ws.projection_capped || p.capped;
-    ws.projection_error = std::max(ws.projection_error, p.error);
+    // Contacts were found where the substep began: a corner that turned into
+    // a neighbour since is added, and the positions projected again.
+    for (int pass = 0; pass <= kContactPasses; ++pass) {
+      if (pass > 0 && !ws.contacts.add_missed(m, d, d.v, h, m.settings.projection_tolerance)) break;
+      const ProjectionOutcome p = project_positions(m, d, ws, d.time, h);
+      ws.projection_iterations += p.iterations;
+      ws.projection_capped = ws.projection_capped || p.capped;
+      ws.projection_error = std::max(ws.projection_error, p.error);
+    }
   }
   if (m.settings.project_velocities) {
     const StageClock::Scope stage(ws.clock, Stage::project_velocities);
