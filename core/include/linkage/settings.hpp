@@ -108,11 +108,12 @@ struct WorldSettings {
   double projection_tolerance = 1e-10;  // in each row's unit (m, rad)
   int projection_max_iterations = 50;
 
-  // Contacts: bodies with shapes collide (sequential impulses): in 2D every
-  // shape, in 3D balls (particles' disks) and planes.
+  // Contacts: bodies with shapes collide (sequential impulses, or the exact
+  // family: velocity_projection): in 2D every shape, in 3D balls (particles'
+  // disks) and planes.
   bool contacts = false;
   double contact_margin = 0.02;        // m: contacts are found this far before they touch (speculative)
-  double contact_slop = 0.005;         // m: overlap left alone, so that stacks rest without jitter
+  double contact_slop = 0.005;         // m: overlap sequential impulses leave alone, so that stacks rest without jitter
   double restitution_threshold = 1.0;  // m/s: slower approaches do not bounce
 };
 
