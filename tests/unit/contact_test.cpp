@@ -8,9 +8,13 @@
 #include <cmath>
 #include <numbers>
 
+#include "contact_scenes.hpp"
 #include "linkage/linkage.hpp"
 
 using namespace linkage;
+using linkage::test::box_on_ramp;
+using linkage::test::ground;
+using linkage::test::pinned_arm;
 
 namespace {
 
@@ -26,14 +30,6 @@ WorldSettings contact_settings(int substeps = 4) {
   return s;
 }
 
-// A fixed slab whose top surface passes through (0, 0), tilted by `angle`.
-BodyId ground(World& w, double angle = 0.0, double friction = 0.6, double restitution = 0.0) {
-  const Vec3 down(std::sin(angle) * 0.5, -std::cos(angle) * 0.5, 0.0);
-  return w
-      .add_body({.kind = BodyKind::rigid, .motion = Motion::fixed, .position = down, .angle = angle,
-                 .shape = Box{20.0, 0.5}, .material = {friction, restitution}})
-      .value();
-}
 
 }  // namespace
 
@@ -82,10 +78,7 @@ TEST(Contacts, ABoxOnARampStaysWhenFrictionHoldsIt) {
   const double angle = 20.0 * std::numbers::pi / 180.0;  // tan θ = 0.36 < μ = 0.6
   World w = World::create(contact_settings()).value();
   ground(w, angle);
-  const Vec3 up(-std::sin(angle) * 0.1, std::cos(angle) * 0.1, 0.0);
-  const BodyId box = w.add_body({.kind = BodyKind::rigid, .position = up, .angle = angle, .mass = 1.0,
-                                 .shape = Box{0.2, 0.1}, .material = {0.6, 0.0}})
-                         .value();
+  const auto [box, up] = box_on_ramp(w, angle, 0.6);
   for (int i = 0; i < 120; ++i) w.step();
   const BodyInfo b = w.body(box).value();
   EXPECT_LT((b.position - up).norm(), 1e-3);
@@ -96,10 +89,7 @@ TEST(Contacts, ABoxSlidesDownARampWithCoulombFriction) {
   const double angle = 40.0 * std::numbers::pi / 180.0, mu = 0.3;  // tan θ = 0.84 > μ
   World w = World::create(contact_settings()).value();
   ground(w, angle, mu);
-  const Vec3 up(-std::sin(angle) * 0.1, std::cos(angle) * 0.1, 0.0);
-  const BodyId box = w.add_body({.kind = BodyKind::rigid, .position = up, .angle = angle, .mass = 1.0,
-                                 .shape = Box{0.2, 0.1}, .material = {mu, 0.0}})
-                         .value();
+  const auto [box, up] = box_on_ramp(w, angle, mu);
   for (int i = 0; i < 60; ++i) w.step();  // 1 s
   const Vec3 along(-std::cos(angle), -std::sin(angle), 0.0);  // down the slope
   const double expected = kG * (std::sin(angle) - mu * std::cos(angle));
@@ -265,14 +255,7 @@ TEST(Contacts, APinnedChainFallsAndRestsOnTheGround) {
   WorldSettings s = contact_settings();
   World w = World::create(s).value();
   ground(w);
-  std::vector<BodyId> links;
-  for (int i = 0; i < 3; ++i)
-    links.push_back(w.add_body({.kind = BodyKind::rigid, .position = Vec3(0.5 * i, 1.0 + 0.3 * i, 0),
-                                .angle = std::atan2(0.3, 0.5), .shape = Box{0.32, 0.05}})
-                        .value());
-  const Vec3 half(std::hypot(0.5, 0.3) / 2, 0, 0);
-  for (int i = 0; i + 1 < 3; ++i)
-    w.add_constraint(PinDef{.a = links[i], .b = links[i + 1], .anchor_a = half, .anchor_b = -half}).value();
+  const std::vector<BodyId> links = pinned_arm(w);
   for (int i = 0; i < 300; ++i) w.step();  // 5 s
   EXPECT_LT(w.diagnostics().max_error, 1e-3);  // the pins hold (Box2D-grade, not exact)
   for (const BodyId id : links) {

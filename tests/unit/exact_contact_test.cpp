@@ -9,9 +9,13 @@
 #include <cmath>
 #include <numbers>
 
+#include "contact_scenes.hpp"
 #include "linkage/linkage.hpp"
 
 using namespace linkage;
+using linkage::test::box_on_ramp;
+using linkage::test::ground;
+using linkage::test::pinned_arm;
 
 namespace {
 
@@ -24,14 +28,6 @@ WorldSettings exact_contacts() {
   return s;
 }
 
-// A fixed slab whose top surface passes through (0, 0), tilted by `angle`.
-BodyId ground(World& w, double angle = 0.0, double friction = 0.6, double restitution = 0.0) {
-  const Vec3 down(std::sin(angle) * 0.5, -std::cos(angle) * 0.5, 0.0);
-  return w
-      .add_body({.kind = BodyKind::rigid, .motion = Motion::fixed, .position = down, .angle = angle,
-                 .shape = Box{20.0, 0.5}, .material = {friction, restitution}})
-      .value();
-}
 
 // The deepest overlap of the world's contact rows after its last step (its
 // max_error counts them: a contact apart is not in error).
@@ -43,10 +39,7 @@ TEST(ExactContacts, ABoxSlidesDownARampWithCoulombFriction) {
   const double angle = 40.0 * std::numbers::pi / 180.0, mu = 0.3;  // tan θ = 0.84 > μ
   World w = World::create(exact_contacts()).value();
   ground(w, angle, mu);
-  const Vec3 up(-std::sin(angle) * 0.1, std::cos(angle) * 0.1, 0.0);
-  const BodyId box = w.add_body({.kind = BodyKind::rigid, .position = up, .angle = angle, .mass = 1.0,
-                                 .shape = Box{0.2, 0.1}, .material = {mu, 0.0}})
-                         .value();
+  const auto [box, up] = box_on_ramp(w, angle, mu);
   const Vec3 along(-std::cos(angle), -std::sin(angle), 0.0);  // down the slope
   const double expected = kG * (std::sin(angle) - mu * std::cos(angle));
   for (int i = 1; i <= 60; ++i) {  // 1 s
@@ -73,10 +66,7 @@ TEST(ExactContacts, ABoxOnARampStaysWhenFrictionHoldsIt) {
   const double angle = 20.0 * std::numbers::pi / 180.0;  // tan θ = 0.36 < μ = 0.6
   World w = World::create(exact_contacts()).value();
   ground(w, angle);
-  const Vec3 up(-std::sin(angle) * 0.1, std::cos(angle) * 0.1, 0.0);
-  const BodyId box = w.add_body({.kind = BodyKind::rigid, .position = up, .angle = angle, .mass = 1.0,
-                                 .shape = Box{0.2, 0.1}, .material = {0.6, 0.0}})
-                         .value();
+  const auto [box, up] = box_on_ramp(w, angle, 0.6);
   for (int i = 0; i < 120; ++i) w.step();
   const BodyInfo b = w.body(box).value();
   EXPECT_LT((b.position - up).norm(), 1e-6);
@@ -150,14 +140,7 @@ TEST(ExactContacts, NewtonsCradlePassesTheImpactAlongTheRow) {
 TEST(ExactContacts, APinnedChainFallsAndRestsOnTheGround) {
   World w = World::create(exact_contacts()).value();
   ground(w);
-  std::vector<BodyId> links;
-  for (int i = 0; i < 3; ++i)
-    links.push_back(w.add_body({.kind = BodyKind::rigid, .position = Vec3(0.5 * i, 1.0 + 0.3 * i, 0),
-                                .angle = std::atan2(0.3, 0.5), .shape = Box{0.32, 0.05}})
-                        .value());
-  const Vec3 half(std::hypot(0.5, 0.3) / 2, 0, 0);
-  for (int i = 0; i + 1 < 3; ++i)
-    w.add_constraint(PinDef{.a = links[i], .b = links[i + 1], .anchor_a = half, .anchor_b = -half}).value();
+  const std::vector<BodyId> links = pinned_arm(w);
   for (int i = 0; i < 300; ++i) {
     w.step();
     ASSERT_LT(w.diagnostics().max_error, kPenetration) << "step " << i;  // pins and contacts alike
