@@ -393,9 +393,6 @@ void scatter_warm(const WorldModel& m, WorldData& d, Workspace& ws, double scale
   }
 }
 
-namespace {
-
-// A generalized force on one body's DOF (x, y[, z | θ]) as a force and a torque.
 void add_reaction(Reaction& out, const double* generalized, bool rigid, int dof) {
   if (rigid) {
     out.force.x() += generalized[0];
@@ -405,6 +402,8 @@ void add_reaction(Reaction& out, const double* generalized, bool rigid, int dof)
     for (int i = 0; i < dof; ++i) out.force[i] += generalized[i];
   }
 }
+
+namespace {
 
 bool moves(const WorldModel& m, int body) {
   return body >= 0 && m.bodies[static_cast<std::size_t>(body)].motion == Motion::dynamic;

@@ -75,6 +75,8 @@ void scatter_warm(const WorldModel& m, WorldData& d, Workspace& ws, double scale
 // impulse, 1/(h dt) for a position correction W Jᵀ μ whose Δq/h went into
 // the velocities (h: the substep).
 void begin_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws);
+// Adds a generalized force on one body's DOF (x, y[, z | θ]) to `out` as a force and a torque.
+void add_reaction(Reaction& out, const double* generalized, bool rigid, int dof);
 void add_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws, const BlockJacobian& J, const Eigen::VectorXd& lambda, double factor,
                            double t, const Eigen::VectorXd& q);
 void finish_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws);

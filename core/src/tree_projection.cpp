@@ -281,17 +281,6 @@ struct Saved {
   }
 };
 
-// A generalized force on one body's DOF as a force and a torque.
-void add_reaction(Reaction& out, const double* generalized, bool rigid, int dof) {
-  if (rigid) {
-    out.force.x() += generalized[0];
-    out.force.y() += generalized[1];
-    out.torque += generalized[2];
-  } else {
-    for (int i = 0; i < dof; ++i) out.force[i] += generalized[i];
-  }
-}
-
 // add_constraint_forces for μ (tp.y) through the blocks in tp.J: factor · μ
 // into the step's λ, Jᵀ(factor · μ) into each moving block's force and into
 // the reaction on each end that does not move; and, given `dq`, Jᵀμ into it
