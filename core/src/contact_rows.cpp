@@ -105,6 +105,12 @@ Vec3 across(const Vec3& n, const Vec3& slip) {
   return t.normalized();
 }
 
+// A group's first friction direction across n: the normal turned +90° in 2D,
+// the slip when found in 3D.
+Vec3 first_tangent(const Vec3& n, const Vec3& slip, int dim) {
+  return dim == 2 ? Vec3(-n.y(), n.x(), 0.0) : across(n, slip);
+}
+
 }  // namespace
 
 void ContactRows::clear() {
@@ -203,7 +209,7 @@ void ContactRows::evaluate(const WorldModel& m, int gi, const Eigen::VectorXd& q
   }
   if (g.rows == g.points) return;
   const Vec3 arm_a = centre - a.x, arm_b = centre - b.x;
-  const Vec3 t1 = dim == 2 ? Vec3(-normal.y(), normal.x(), 0.0) : across(normal, g.slip);
+  const Vec3 t1 = first_tangent(normal, g.slip, dim);
   write_row(out, g.points, t1, a, arm_a, b, arm_b, dim);
   if (dim == 3) write_row(out, g.points + 1, normal.cross(t1), a, arm_a, b, arm_b, dim);
   for (int r = g.points; r < g.rows; ++r) {
@@ -239,8 +245,7 @@ bool ContactRows::bound_friction(Eigen::VectorXd& lo, Eigen::VectorXd& hi, const
       // one that sticks does not feel where its bound lies.
       if (lambda.size()) {
         const double size = std::abs(lambda[r]);
-        const bool m2 = size > bound + slack || (size >= hi[r] - slack && std::abs(hi[r] - bound) > slack);
-        moved = moved || m2;
+        moved = moved || size > bound + slack || (size >= hi[r] - slack && std::abs(hi[r] - bound) > slack);
       }
       lo[r] = -bound;
       hi[r] = bound;
@@ -289,7 +294,7 @@ void ContactRows::store(std::vector<ContactRecord>& out) const {
     const Vec3& n = first.normal;
     Vec3 friction = Vec3::Zero();
     if (g.rows > g.points) {
-      const Vec3 t1 = dim_ == 2 ? Vec3(-n.y(), n.x(), 0.0) : across(n, g.slip);
+      const Vec3 t1 = first_tangent(n, g.slip, dim_);
       friction = impulse_[static_cast<std::size_t>(row + g.points)] * t1;
       if (g.rows == g.points + 2) friction += impulse_[static_cast<std::size_t>(row + g.points + 1)] * n.cross(t1);
     }
