@@ -256,8 +256,15 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
     F.bottomRightCorner(n - p, n - p).triangularView<Eigen::Lower>() -= wd * f21.transpose();
   }
 
+  // The panel as the solve reads it: L11 column by column, then L21 row by
+  // row (each update row's p entries side by side, one dot product forward
+  // and one axpy back per row, through one index).
   double* panel = panels_.data() + s.panel;
-  for (int x = 0; x < p * n; ++x) panel[x] = f[x];
+  for (int c = 0; c < p; ++c)
+    for (int r = 0; r < p; ++r) panel[c * p + r] = f[c * n + r];
+  double* l21 = panel + p * p;
+  for (int r = p; r < n; ++r)
+    for (int c = 0; c < p; ++c) l21[(r - p) * p + c] = f[c * n + r];
   const int nu = n - p;
   double* update = updates_.data() + s.update;
   for (int cc = 0; cc < nu; ++cc)
@@ -266,49 +273,97 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
 
 namespace {
 
-// Forward substitution through front s: its pivots, then its update rows
-// (through `update`: the vector of its part, or the top's).
-template <class Update>
-void forward_front(const FrontPlan& plan, const std::vector<double>& panels, int si, Eigen::VectorXd& y, Update update) {
+// Forward substitution through front s (L z = b, then D⁻¹ z on its pivots):
+// the pivots' triangle, then each update row's dot product with them,
+// handed to `update` (the vector of its part, or the top's). P is the
+// front's pivot count, or 0: any (the pivots are then read in place).
+template <int P, class Update>
+void forward_front(const FrontPlan& plan, const std::vector<double>& panels, const double* inverse, int si, double* y, Update update) {
   const FrontPlan::Super& s = plan.supers[static_cast<std::size_t>(si)];
-  const double* panel = panels.data() + s.panel;
-  const int* index = plan.index.data() + s.index;
-  for (int c = 0; c < s.pivots; ++c) {
-    const double yc = y[s.first + c];
-    if (yc == 0.0) continue;
-    const double* col = panel + c * s.size;
-    for (int r = c + 1; r < s.pivots; ++r) y[s.first + r] -= col[r] * yc;
-    for (int r = s.pivots; r < s.size; ++r) update(index[r], col[r] * yc);
+  const int p = P > 0 ? P : s.pivots, u = s.size - p;
+  const double* l11 = panels.data() + s.panel;
+  const double* l21 = l11 + p * p;
+  const int* index = plan.index.data() + s.index + p;
+  double local[P > 0 ? P : 1];
+  double* z = P > 0 ? local : y + s.first;
+  if constexpr (P > 0)
+    for (int c = 0; c < P; ++c) z[c] = y[s.first + c];
+  for (int c = 0; c < p; ++c)
+    for (int r = c + 1; r < p; ++r) z[r] -= l11[c * p + r] * z[c];
+  for (int r = 0; r < u; ++r) {
+    const double* row = l21 + r * p;
+    double t = 0.0;
+    for (int c = 0; c < p; ++c) t += row[c] * z[c];
+    update(index[r], t);
+  }
+  for (int c = 0; c < p; ++c) y[s.first + c] = z[c] * inverse[s.first + c];
+}
+
+// Back substitution through front s: Lᵀ x = z on its pivots, the update
+// rows' x already known.
+template <int P>
+void backward_front(const FrontPlan& plan, const std::vector<double>& panels, int si, double* y) {
+  const FrontPlan::Super& s = plan.supers[static_cast<std::size_t>(si)];
+  const int p = P > 0 ? P : s.pivots, u = s.size - p;
+  const double* l11 = panels.data() + s.panel;
+  const double* l21 = l11 + p * p;
+  const int* index = plan.index.data() + s.index + p;
+  double local[P > 0 ? P : 1];
+  double* x = P > 0 ? local : y + s.first;
+  if constexpr (P > 0)
+    for (int c = 0; c < P; ++c) x[c] = y[s.first + c];
+  for (int r = 0; r < u; ++r) {
+    const double* row = l21 + r * p;
+    const double xr = y[index[r]];
+    for (int c = 0; c < p; ++c) x[c] -= row[c] * xr;
+  }
+  for (int c = p - 1; c >= 0; --c)
+    for (int r = c + 1; r < p; ++r) x[c] -= l11[c * p + r] * x[r];
+  if constexpr (P > 0)
+    for (int c = 0; c < P; ++c) y[s.first + c] = x[c];
+}
+
+// The kernels by pivot count: most fronts have a few pivots, and a constant
+// count keeps them in registers and unrolls every loop.
+template <class Update>
+void forward(const FrontPlan& plan, const std::vector<double>& panels, const double* inverse, int si, double* y, Update update) {
+  switch (plan.supers[static_cast<std::size_t>(si)].pivots) {
+    case 1: return forward_front<1>(plan, panels, inverse, si, y, update);
+    case 2: return forward_front<2>(plan, panels, inverse, si, y, update);
+    case 3: return forward_front<3>(plan, panels, inverse, si, y, update);
+    case 4: return forward_front<4>(plan, panels, inverse, si, y, update);
+    case 5: return forward_front<5>(plan, panels, inverse, si, y, update);
+    case 6: return forward_front<6>(plan, panels, inverse, si, y, update);
+    default: return forward_front<0>(plan, panels, inverse, si, y, update);
   }
 }
 
-void backward_front(const FrontPlan& plan, const std::vector<double>& panels, int si, Eigen::VectorXd& y) {
-  const FrontPlan::Super& s = plan.supers[static_cast<std::size_t>(si)];
-  const double* panel = panels.data() + s.panel;
-  const int* index = plan.index.data() + s.index;
-  for (int c = s.pivots - 1; c >= 0; --c) {
-    const double* col = panel + c * s.size;
-    double acc = y[s.first + c];
-    for (int r = c + 1; r < s.pivots; ++r) acc -= col[r] * y[s.first + r];
-    for (int r = s.pivots; r < s.size; ++r) acc -= col[r] * y[index[r]];
-    y[s.first + c] = acc;
+void backward(const FrontPlan& plan, const std::vector<double>& panels, int si, double* y) {
+  switch (plan.supers[static_cast<std::size_t>(si)].pivots) {
+    case 1: return backward_front<1>(plan, panels, si, y);
+    case 2: return backward_front<2>(plan, panels, si, y);
+    case 3: return backward_front<3>(plan, panels, si, y);
+    case 4: return backward_front<4>(plan, panels, si, y);
+    case 5: return backward_front<5>(plan, panels, si, y);
+    case 6: return backward_front<6>(plan, panels, si, y);
+    default: return backward_front<0>(plan, panels, si, y);
   }
 }
 
 }  // namespace
 
 void MultifrontalLdlt::solve(Eigen::VectorXd& x, const Parallel& parallel) {
-  Eigen::VectorXd& y = permuted_;
   const std::vector<int>& perm = plan_.perm;
-  y.resize(static_cast<Eigen::Index>(perm.size()));
-  for (std::size_t i = 0; i < perm.size(); ++i) y[static_cast<Eigen::Index>(i)] = x[perm[i]];
+  permuted_.resize(static_cast<Eigen::Index>(perm.size()));
+  double* y = permuted_.data();
+  for (std::size_t i = 0; i < perm.size(); ++i) y[i] = x[perm[i]];
   x.setZero();
+  const double* inverse = inverse_pivot_.data();
   const int supers = static_cast<int>(plan_.supers.size());
   const int parts = std::min(parallel.count, supers);
   if (parts <= 1) {
-    for (int s = 0; s < supers; ++s) forward_front(plan_, panels_, s, y, [&](int place, double v) { y[place] -= v; });
-    y.array() *= Eigen::Map<const Eigen::ArrayXd>(inverse_pivot_.data(), y.size());
-    for (int s = supers - 1; s >= 0; --s) backward_front(plan_, panels_, s, y);
+    for (int s = 0; s < supers; ++s) forward(plan_, panels_, inverse, s, y, [y](int place, double v) { y[place] -= v; });
+    for (int s = supers - 1; s >= 0; --s) backward(plan_, panels_, s, y);
   } else {
     // Each part updates its own rows in y, and the top's rows in a vector of
     // its own, added in part order.
@@ -316,36 +371,31 @@ void MultifrontalLdlt::solve(Eigen::VectorXd& x, const Parallel& parallel) {
     part_updates_.resize(static_cast<std::size_t>(parts));
     parallel.for_parts(parts, [&](int p, int) {
       Eigen::VectorXd& top = part_updates_[static_cast<std::size_t>(p)];
-      top.resize(y.size());
+      top.resize(permuted_.size());
       for (int s : sp.top) {
         const FrontPlan::Super& f = plan_.supers[static_cast<std::size_t>(s)];
         top.segment(f.first, f.pivots).setZero();
       }
+      double* mine = top.data();
+      const int* owner = sp.owner.data();
       for (const auto& [lo, hi] : sp.ranges[static_cast<std::size_t>(p)])
         for (int s = lo; s <= hi; ++s)
-          forward_front(plan_, panels_, s, y, [&](int place, double v) {
-            if (sp.owner[static_cast<std::size_t>(place)] == p) {
-              y[place] -= v;
-            } else {
-              top[place] -= v;
-            }
-          });
+          forward(plan_, panels_, inverse, s, y, [&](int place, double v) { (owner[place] == p ? y : mine)[place] -= v; });
     });
     for (const Eigen::VectorXd& top : part_updates_)
       for (int s : sp.top) {
         const FrontPlan::Super& f = plan_.supers[static_cast<std::size_t>(s)];
-        y.segment(f.first, f.pivots) += top.segment(f.first, f.pivots);
+        permuted_.segment(f.first, f.pivots) += top.segment(f.first, f.pivots);
       }
-    for (int s : sp.top) forward_front(plan_, panels_, s, y, [&](int place, double v) { y[place] -= v; });
-    y.array() *= Eigen::Map<const Eigen::ArrayXd>(inverse_pivot_.data(), y.size());
-    for (auto it = sp.top.rbegin(); it != sp.top.rend(); ++it) backward_front(plan_, panels_, *it, y);
+    for (int s : sp.top) forward(plan_, panels_, inverse, s, y, [y](int place, double v) { y[place] -= v; });
+    for (auto it = sp.top.rbegin(); it != sp.top.rend(); ++it) backward(plan_, panels_, *it, y);
     parallel.for_parts(parts, [&](int p, int) {
       const auto& ranges = sp.ranges[static_cast<std::size_t>(p)];
       for (auto r = ranges.rbegin(); r != ranges.rend(); ++r)
-        for (int s = r->second; s >= r->first; --s) backward_front(plan_, panels_, s, y);
+        for (int s = r->second; s >= r->first; --s) backward(plan_, panels_, s, y);
     });
   }
-  for (std::size_t i = 0; i < perm.size(); ++i) x[perm[i]] = y[static_cast<Eigen::Index>(i)];
+  for (std::size_t i = 0; i < perm.size(); ++i) x[perm[i]] = y[i];
 }
 
 }  // namespace linkage

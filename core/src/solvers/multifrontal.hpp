@@ -37,7 +37,7 @@ struct FrontPlan {
     int size = 0;     // rows of the front (pivots first)
     int first = 0;    // the pivots' place in elimination order (the solver's permuted vector)
     int index = 0;    // offset into `index`: each front row's place in elimination order
-    int panel = 0;    // offset of its L panel (size × pivots, column-major) in the factor's values
+    int panel = 0;    // offset of its L panel in the factor's values: L11 (pivots², column-major), then L21 (row-major)
     int update = 0;   // offset of its update matrix ((size − pivots)², column-major) in the update pool
     int parent = -1;  // supernode, or −1 for a root
     int children = 0, child_count = 0;  // offset into `children`
