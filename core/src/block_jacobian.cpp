@@ -106,12 +106,15 @@ void BlockJacobian::add_transpose_product(const Eigen::VectorXd& l, Eigen::Vecto
 Eigen::VectorXd BlockJacobian::gram_diagonal(const Eigen::VectorXd& w, const Parallel& parallel) const {
   Eigen::VectorXd d(rows_);
   for_each_group(parallel, [&](const Group& g) {
-    for (int r = 0; r < g.rows; ++r) d[g.row + r] = 0.0;
-    for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
-      const Block& b = blocks_[static_cast<std::size_t>(k)];
-      const double* v = values_.data() + b.values;
-      for (int r = 0; r < g.rows; ++r)
-        for (int c = 0; c < b.cols; ++c) d[g.row + r] += v[r * b.cols + c] * v[r * b.cols + c] * w[b.col + c];
+    for (int r = 0; r < g.rows; ++r) {
+      // Summed in a register: through d, each term waited on the last store.
+      double sum = 0.0;
+      for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
+        const Block& b = blocks_[static_cast<std::size_t>(k)];
+        const double* v = values_.data() + b.values + r * b.cols;
+        for (int c = 0; c < b.cols; ++c) sum += v[c] * v[c] * w[b.col + c];
+      }
+      d[g.row + r] = sum;
     }
   });
   return d;

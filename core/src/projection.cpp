@@ -60,6 +60,23 @@ double worst_error(const Workspace& ws) {
   return worst;
 }
 
+// A bound of worst_error before any row is held: every row but those no
+// projection holds whatever J is (velocity rows, soft rows, one-sided rows
+// slack by more than `tolerance`, as hold_for_positions would). The rows
+// prepare_system would hold besides (they touch nothing movable) can only
+// lower it, so a bound under the tolerance passes the check without
+// forming diag(J W Jᵀ): most steps end on the manifold.
+double error_bound(const Workspace& ws, double tolerance) {
+  double worst = 0.0;
+  for (int i = 0; i < ws.C.size(); ++i) {
+    const auto row = static_cast<std::size_t>(i);
+    if (ws.velocity_row[row] || ws.soft_omega[i] != 0.0) continue;
+    const bool slack = ws.unilateral_row[row] && ws.contact_row[row] != ContactRows::normal && ws.C[i] < -tolerance;
+    if (!slack) worst = std::max(worst, std::abs(row_error(ws, i)));
+  }
+  return worst;
+}
+
 double error_norm(const Workspace& ws, const std::vector<char>& held) {
   double sum = 0.0;
   for (int i = 0; i < ws.C.size(); ++i) {
@@ -128,6 +145,12 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
     hold_for_positions(m, ws, ws.step_J);
   } else {
     evaluate_rows(m, d, ws, t, d.q, d.v);
+    out.error = error_bound(ws, s.projection_tolerance);
+    if (out.error < s.projection_tolerance) {
+      for (int i = 0; i < ws.C.size(); ++i)
+        if (ws.velocity_row[static_cast<std::size_t>(i)]) ws.C[i] = 0.0;  // the motors' target, as held below
+      return out;
+    }
     hold_for_positions(m, ws, ws.J);
   }
   out.error = worst_error(ws);
@@ -216,6 +239,15 @@ void catch_taut_rows(const WorldModel& m, WorldData& d, Workspace& ws, double t)
 
 void project_velocities(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h) {
   evaluate_rows(m, d, ws, t, d.q, d.v);
+  // The check below, bounded before any row is held: every row's |Ċ| but
+  // the soft rows' and the slack one-sided rows' (held whatever J is). A
+  // bound within the tolerance skips forming diag(J W Jᵀ).
+  double bound = 0.0;
+  for (int i = 0; i < ws.Cdot.size(); ++i) {
+    const bool slack = ws.unilateral_row[static_cast<std::size_t>(i)] && ws.C[i] < -m.settings.projection_tolerance;
+    if (ws.soft_omega[i] == 0.0 && !slack) bound = std::max(bound, std::abs(ws.Cdot[i]));
+  }
+  if (bound * h < m.settings.projection_tolerance) return;
   prepare_system(m, ws);
   hold_slack_rows(ws, m.settings.projection_tolerance);
   hold_soft_rows(ws);
