@@ -300,9 +300,9 @@ void forward_front(const FrontPlan& plan, const std::vector<double>& panels, con
 }
 
 // Back substitution through front s: Lᵀ x = z on its pivots, the update
-// rows' x already known.
+// rows' x already known; each pivot's x also goes to its row of `out`.
 template <int P>
-void backward_front(const FrontPlan& plan, const std::vector<double>& panels, int si, double* y) {
+void backward_front(const FrontPlan& plan, const std::vector<double>& panels, int si, double* y, double* out) {
   const FrontPlan::Super& s = plan.supers[static_cast<std::size_t>(si)];
   const int p = P > 0 ? P : s.pivots, u = s.size - p;
   const double* l11 = panels.data() + s.panel;
@@ -319,8 +319,11 @@ void backward_front(const FrontPlan& plan, const std::vector<double>& panels, in
   }
   for (int c = p - 1; c >= 0; --c)
     for (int r = c + 1; r < p; ++r) x[c] -= l11[c * p + r] * x[r];
-  if constexpr (P > 0)
-    for (int c = 0; c < P; ++c) y[s.first + c] = x[c];
+  const int* rows = plan.perm.data() + s.first;
+  for (int c = 0; c < p; ++c) {
+    if constexpr (P > 0) y[s.first + c] = x[c];
+    out[rows[c]] = x[c];
+  }
 }
 
 // The kernels by pivot count: most fronts have a few pivots, and a constant
@@ -338,15 +341,15 @@ void forward(const FrontPlan& plan, const std::vector<double>& panels, const dou
   }
 }
 
-void backward(const FrontPlan& plan, const std::vector<double>& panels, int si, double* y) {
+void backward(const FrontPlan& plan, const std::vector<double>& panels, int si, double* y, double* out) {
   switch (plan.supers[static_cast<std::size_t>(si)].pivots) {
-    case 1: return backward_front<1>(plan, panels, si, y);
-    case 2: return backward_front<2>(plan, panels, si, y);
-    case 3: return backward_front<3>(plan, panels, si, y);
-    case 4: return backward_front<4>(plan, panels, si, y);
-    case 5: return backward_front<5>(plan, panels, si, y);
-    case 6: return backward_front<6>(plan, panels, si, y);
-    default: return backward_front<0>(plan, panels, si, y);
+    case 1: return backward_front<1>(plan, panels, si, y, out);
+    case 2: return backward_front<2>(plan, panels, si, y, out);
+    case 3: return backward_front<3>(plan, panels, si, y, out);
+    case 4: return backward_front<4>(plan, panels, si, y, out);
+    case 5: return backward_front<5>(plan, panels, si, y, out);
+    case 6: return backward_front<6>(plan, panels, si, y, out);
+    default: return backward_front<0>(plan, panels, si, y, out);
   }
 }
 
@@ -363,7 +366,7 @@ void MultifrontalLdlt::solve(Eigen::VectorXd& x, const Parallel& parallel) {
   const int parts = std::min(parallel.count, supers);
   if (parts <= 1) {
     for (int s = 0; s < supers; ++s) forward(plan_, panels_, inverse, s, y, [y](int place, double v) { y[place] -= v; });
-    for (int s = supers - 1; s >= 0; --s) backward(plan_, panels_, s, y);
+    for (int s = supers - 1; s >= 0; --s) backward(plan_, panels_, s, y, x.data());
   } else {
     // Each part updates its own rows in y, and the top's rows in a vector of
     // its own, added in part order.
@@ -388,14 +391,13 @@ void MultifrontalLdlt::solve(Eigen::VectorXd& x, const Parallel& parallel) {
         permuted_.segment(f.first, f.pivots) += top.segment(f.first, f.pivots);
       }
     for (int s : sp.top) forward(plan_, panels_, inverse, s, y, [y](int place, double v) { y[place] -= v; });
-    for (auto it = sp.top.rbegin(); it != sp.top.rend(); ++it) backward(plan_, panels_, *it, y);
+    for (auto it = sp.top.rbegin(); it != sp.top.rend(); ++it) backward(plan_, panels_, *it, y, x.data());
     parallel.for_parts(parts, [&](int p, int) {
       const auto& ranges = sp.ranges[static_cast<std::size_t>(p)];
       for (auto r = ranges.rbegin(); r != ranges.rend(); ++r)
-        for (int s = r->second; s >= r->first; --s) backward(plan_, panels_, s, y);
+        for (int s = r->second; s >= r->first; --s) backward(plan_, panels_, s, y, x.data());
     });
   }
-  for (std::size_t i = 0; i < perm.size(); ++i) x[perm[i]] = y[i];
 }
 
 }  // namespace linkage
