@@ -195,14 +195,12 @@ void BallContacts::found(std::vector<FoundPoint>& out) const {
   out.clear();
   for (const Point& p : points_) {
     FoundPoint f{p.a, p.b, p.id_a, p.id_b, 0, 1, p.point, p.normal, p.separation, p.friction, p.restitution, p.approach};
-    if (p.plane) {  // from the plane through a's position to b's lowest point
+    if (p.plane) {  // from the plane through a's position to b's centre, a radius out
       f.reference = 1;
       f.local_normal = p.normal;
-      f.local_b = -p.radius_b * p.normal;
-    } else {  // between the centres
-      f.radius_a = p.radius_a;
-      f.radius_b = p.radius_b;
     }
+    f.radius_a = p.radius_a;  // 0 for a plane
+    f.radius_b = p.radius_b;
     f.normal_impulse = p.normal_impulse;
     f.friction_impulse = p.friction_impulse;
     out.push_back(f);

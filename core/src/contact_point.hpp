@@ -20,9 +20,10 @@ struct FoundPoint {
   double separation = 0.0;
   double friction = 0.0, restitution = 0.0;
   double approach = 0.0;  // normal relative speed when found (< 0: closing)
-  // The separation at other positions: 0 between the core points (local_a,
-  // local_b), each surface a radius out; 1 from a's face (outward normal
-  // local_normal through local_a) to b's point local_b; 2 from b's face to a's point.
+  // The separation at other positions, between the core points (local_a,
+  // local_b: a disk's centre, a capsule's segment), each surface a radius
+  // out: 0 along the line between them; 1 along a's face's outward normal
+  // (local_normal); 2 along b's.
   int reference = 0;
   Vec3 local_normal = Vec3::UnitX(), local_a = Vec3::Zero(), local_b = Vec3::Zero();
   double radius_a = 0.0, radius_b = 0.0;

@@ -63,6 +63,7 @@ void write_row(Rows& out, int row, const Vec3& d, const Frame& a, const Vec3& ar
 struct Measure {
   double separation = 0.0;
   Vec3 normal, arm_a, arm_b, at;
+  Vec3 mid;  // midway between the surfaces (the contact records' point)
 };
 
 Measure measure(const FoundPoint& p, const Frame& a, const Frame& b) {
@@ -76,20 +77,20 @@ Measure measure(const FoundPoint& p, const Frame& a, const Frame& b) {
       out.separation = d.dot(out.normal) - p.radius_a - p.radius_b;
       out.arm_a = pa - a.x;
       out.arm_b = pb - b.x;
-      out.at = 0.5 * (pa + p.radius_a * out.normal + pb - p.radius_b * out.normal);
+      out.at = out.mid = 0.5 * (pa + p.radius_a * out.normal + pb - p.radius_b * out.normal);
       return out;
     }
-    case 1:  // a's face, turned with a; b's point touches it
+    case 1:  // a's face, turned with a; b's surface, a radius out from its core point, touches it
       out.normal = a.rotate(p.local_normal);
-      out.separation = out.normal.dot(pb - pa);
-      out.at = pb;
+      out.at = pb - p.radius_b * out.normal;
       break;
-    default:  // b's face; a's point
+    default:  // b's face; a's surface
       out.normal = -b.rotate(p.local_normal);
-      out.separation = out.normal.dot(pb - pa);
-      out.at = pa;
+      out.at = pa + p.radius_a * out.normal;
       break;
   }
+  out.separation = out.normal.dot(pb - pa) - p.radius_a - p.radius_b;
+  out.mid = out.at + (p.reference == 1 ? -0.5 : 0.5) * out.separation * out.normal;
   // The separation's gradient acts through the touching point on both bodies.
   out.arm_a = out.at - a.x;
   out.arm_b = out.at - b.x;
@@ -282,7 +283,7 @@ void ContactRows::add_impulses(const Eigen::VectorXd& lambda, int first, double 
   for (int r = 0; r < rows_; ++r) impulse_[static_cast<std::size_t>(r)] += scale * lambda[first + r];
 }
 
-void ContactRows::store(std::vector<ContactRecord>& out) const {
+void ContactRows::store(const WorldModel& m, const WorldData& d, std::vector<ContactRecord>& out) const {
   out.clear();
   out.reserve(points_.size());
   int row = 0;
@@ -298,12 +299,16 @@ void ContactRows::store(std::vector<ContactRecord>& out) const {
       friction = impulse_[static_cast<std::size_t>(row + g.points)] * t1;
       if (g.rows == g.points + 2) friction += impulse_[static_cast<std::size_t>(row + g.points + 1)] * n.cross(t1);
     }
+    // Where the step left the points: the projection held them there (a
+    // point added after a projection was found deeper than it ends).
+    const Frame fa = frame_of(m, g.a, d.q, d.v), fb = frame_of(m, g.b, d.q, d.v);
     for (int k = 0; k < g.points; ++k) {
       const FoundPoint& p = points_[static_cast<std::size_t>(g.first_point + k)];
       const double normal = std::max(0.0, -impulse_[static_cast<std::size_t>(row + k)]);
       // A manifold's friction is shared as its normal impulse is.
       const double share = pushed > 0.0 ? normal / pushed : 1.0 / g.points;
-      out.push_back({p.id_a, p.id_b, p.feature, p.point, p.normal, p.separation, normal, share * friction});
+      const Measure now = measure(p, fa, fb);
+      out.push_back({p.id_a, p.id_b, p.feature, now.mid, now.normal, now.separation, normal, share * friction});
     }
     row += g.rows;
   }

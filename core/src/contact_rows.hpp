@@ -83,8 +83,9 @@ class ContactRows {
   void add_impulses(const Eigen::VectorXd& lambda, int first, double scale);
   // Has contact row r (counted from the first contact row) pushed in this substep?
   bool pushed(int r) const { return impulse_[static_cast<std::size_t>(r)] < 0.0; }
-  // The substep's points as the world's contact records, sorted by key.
-  void store(std::vector<ContactRecord>& out) const;
+  // The substep's points as the world's contact records, sorted by key:
+  // each point, normal and separation at (d.q) where the substep ends.
+  void store(const WorldModel& m, const WorldData& d, std::vector<ContactRecord>& out) const;
 
  private:
   struct Group {

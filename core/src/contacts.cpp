@@ -46,21 +46,20 @@ std::unique_ptr<Contacts> find_contacts(const WorldModel& m, const WorldData& d,
 
 void ContactSolver::set_position_manifold(Point& p, const collision::Pose& pa, const collision::Pose& pb, double radius_a,
                                           double radius_b) {
-  p.reference = static_cast<int>(p.feature >> 30) == 3 ? 0 : static_cast<int>(p.feature >> 30);
+  p.reference = collision::reference_of(p.feature);
   p.radius_a = radius_a;
   p.radius_b = radius_b;
-  // The surfaces' points: half the separation either side of the midpoint.
+  // The core points: the surfaces' points (half the separation either side
+  // of the midpoint) moved in by each radius. A disk's is its centre, so the
+  // point stays where it touches as the disk turns (Box2D's position
+  // manifold: the radii are taken off the measure, not kept in the points).
   const Vec2 surface_a = p.point - 0.5 * p.separation * p.normal, surface_b = p.point + 0.5 * p.separation * p.normal;
-  if (p.reference == 0) {  // the core points: the surfaces' points moved in by each radius
-    p.local_a = to_local(pa, surface_a - radius_a * p.normal);
-    p.local_b = to_local(pb, surface_b + radius_b * p.normal);
-    return;
-  }
+  p.local_a = to_local(pa, surface_a - radius_a * p.normal);
+  p.local_b = to_local(pb, surface_b + radius_b * p.normal);
+  if (p.reference == 0) return;
   const collision::Pose& face = p.reference == 1 ? pa : pb;
   const Vec2 out = p.reference == 1 ? p.normal : Vec2(-p.normal);
   p.local_normal = Vec2(face.c * out.x() + face.s * out.y(), -face.s * out.x() + face.c * out.y());
-  p.local_a = to_local(pa, surface_a);
-  p.local_b = to_local(pb, surface_b);
 }
 
 ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h) : m_(m) {
@@ -303,22 +302,20 @@ double ContactSolver::correct_positions(Eigen::VectorXd& q) const {
     const BodyRecord& rb = m_.bodies[static_cast<std::size_t>(p.b)];
     const collision::Pose pa = pose(p.a), pb = pose(p.b);
     const Vec2 a_point = pa.apply(p.local_a), b_point = pb.apply(p.local_b);
-    Vec2 normal = p.normal, sa = a_point, sb = b_point;
-    double separation;
+    Vec2 normal = p.normal;
     if (p.reference == 0) {
-      // Along the line of the core points, each surface a radius out.
+      // Along the line of the core points.
       const Vec2 d = b_point - a_point;
       if (d.norm() > 1e-12) normal = d.normalized();
-      sa = a_point + p.radius_a * normal;
-      sb = b_point - p.radius_b * normal;
-      separation = d.dot(normal) - p.radius_a - p.radius_b;
     } else {
       // From the face's plane, turned with its body.
       const collision::Pose& face = p.reference == 1 ? pa : pb;
       const Vec2 out = face.rotate(p.local_normal);
       normal = p.reference == 1 ? out : Vec2(-out);
-      separation = normal.dot(b_point - a_point);
     }
+    // Each surface a radius out from its core point.
+    const Vec2 sa = a_point + p.radius_a * normal, sb = b_point - p.radius_b * normal;
+    const double separation = normal.dot(b_point - a_point) - p.radius_a - p.radius_b;
     worst = std::min(worst, separation);
     const double c = std::clamp(s.baumgarte * (separation + s.contact_slop), -s.max_correction, 0.0);
     if (c == 0.0) continue;

@@ -181,7 +181,7 @@ void substep(const WorldModel& m, WorldData& d, Workspace& ws, double h, const A
     const StageClock::Scope stage(ws.clock, Stage::project_velocities);
     project_velocities(m, d, ws, d.time, h);
   }
-  if (m.settings.contacts && m.settings.dynamics == Dynamics::velocity_projection) ws.contacts.store(d.contacts);
+  if (m.settings.contacts && m.settings.dynamics == Dynamics::velocity_projection) ws.contacts.store(m, d, d.contacts);
 }
 
 // Forces applied for a number of steps count down, and are spent at 0:

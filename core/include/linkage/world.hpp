@@ -44,7 +44,9 @@ struct ContactInfo {
   BodyId a, b;
   Vec3 point = Vec3::Zero();   // m, world frame, midway between the surfaces
   Vec3 normal = Vec3::UnitX(); // unit, from a to b
-  double separation = 0.0;     // m, when the step found it (< 0: overlapping)
+  // m (< 0: overlapping): sequential impulses, when the step found it (the
+  // start of its last substep); the exact family, where the step left it.
+  double separation = 0.0;
   // Over the step's last substep (dt / substeps): divided by it, the force.
   double normal_impulse = 0.0;   // N·s along the normal (≥ 0: contacts push)
   // N·s of friction: in 2D along the normal turned +90°, in 3D its size.

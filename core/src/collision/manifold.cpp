@@ -253,6 +253,13 @@ Manifold apart(const Core& a, const Core& b, const Closest& near, double margin)
 
 }  // namespace
 
+int reference_of(std::uint32_t id) {
+  const auto how = static_cast<int>(id >> 30);
+  if (how != 3) return how;
+  const std::uint32_t fa = id >> 15 & 0x7fff, fb = id & 0x7fff;
+  return !(fa & kVertex) ? 1 : !(fb & kVertex) ? 2 : 0;
+}
+
 Manifold collide(const Hull& ha, const Pose& pa, const Hull& hb, const Pose& pb, double margin) {
   Manifold m;
   if (ha.vertices.empty() || hb.vertices.empty()) return m;

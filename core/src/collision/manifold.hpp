@@ -26,4 +26,12 @@ struct Manifold {
 // separation is at most `margin` (speculative contacts ahead of impact).
 Manifold collide(const Hull& a, const Pose& pa, const Hull& b, const Pose& pb, double margin);
 
+// How a point with feature id `id` keeps measuring its separation as the
+// bodies move (Box2D's position manifold): 1 from a's face (a clipped
+// reference face, or an edge of a whose inside is closest), 2 from b's, 0
+// along the line between the two points (two vertices: a disk's centre, a
+// corner). A disk sliding along a face is measured from the face, not from
+// the face point it touched first.
+int reference_of(std::uint32_t id);
+
 }  // namespace linkage::collision
