@@ -8,6 +8,7 @@
 #include "constraint_system.hpp"
 #include "forces.hpp"
 #include "projection.hpp"
+#include "tree_solve.hpp"
 
 namespace linkage {
 namespace {
@@ -54,7 +55,9 @@ void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double 
   const bool contacts = first_contact < ws.J.rows();
   if (contacts) ws.contacts.bound_friction(ws.lo, ws.hi, Eigen::VectorXd(), first_contact);
   const Eigen::VectorXd rhs = ws.rhs;
-  record_solve(m, ws, solve_system(m, ws), held);
+  SolveStats stats;
+  if (contacts || !solve_on_tree(m, ws, true, stats)) stats = solve_system(m, ws);
+  record_solve(m, ws, stats, held);
   for (int round = 0; contacts && round < kFrictionRounds && ws.contacts.bound_friction(ws.lo, ws.hi, ws.lambda, first_contact);
        ++round) {
     ws.rhs = rhs;

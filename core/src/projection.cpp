@@ -7,6 +7,7 @@
 #include "body_view.hpp"
 #include "constraint_system.hpp"
 #include "tree_projection.hpp"
+#include "tree_solve.hpp"
 
 namespace linkage {
 namespace {
@@ -87,13 +88,17 @@ double error_norm(const Workspace& ws, const std::vector<char>& held) {
   return std::sqrt(sum);
 }
 
-// Δ = W Jᵀ μ with J W Jᵀ μ = rhs over the rows not held, from μ = 0.
-Eigen::VectorXd correction_for(const WorldModel& m, WorldData& d, Workspace& ws, const BlockJacobian& J, const Eigen::VectorXd& rhs, const SolveRequest& how) {
+// Δ = W Jᵀ μ with J W Jᵀ μ = rhs over the rows not held, from μ = 0; on
+// the tree (tree_solve.hpp) when `tree` and it applies.
+Eigen::VectorXd correction_for(const WorldModel& m, WorldData& d, Workspace& ws, const BlockJacobian& J, const Eigen::VectorXd& rhs,
+                               const SolveRequest& how, bool tree = false) {
   ws.rhs = rhs;
   for (std::size_t i = 0; i < ws.held.size(); ++i)
     if (ws.held[i]) ws.rhs[static_cast<int>(i)] = 0.0;
   ws.lambda.setZero(rhs.size());
-  record_solve(m, ws, solve_system(m, ws, J, how), 0);
+  SolveStats stats;
+  if (!tree || !solve_on_tree(m, ws, how.residual, stats)) stats = solve_system(m, ws, J, how);
+  record_solve(m, ws, stats, 0);
   Eigen::VectorXd dq = Eigen::VectorXd::Zero(d.dof());
   J.add_transpose_product(ws.lambda, dq, parallel(m, ws));
   return ws.w.cwiseProduct(dq);
@@ -284,7 +289,7 @@ void project_velocities(const WorldModel& m, WorldData& d, Workspace& ws, double
   }
   // The step's last solve: its K is the next step's first, so a
   // factorization here serves both, where PCG would run twice.
-  d.v += correction_for(m, d, ws, ws.J, -ws.Cdot, SolveRequest{m.settings.solver_tolerance, false, kEndOfStepReuse});
+  d.v += correction_for(m, d, ws, ws.J, -ws.Cdot, SolveRequest{m.settings.solver_tolerance, false, kEndOfStepReuse}, true);
   add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);  // an impulse
 }
 

@@ -84,6 +84,9 @@ void analyse(const WorldModel& m, TreeProjection& tp) {
   for (std::vector<double>* v : {&tp.C, &tp.lo, &tp.hi, &tp.diag, &tp.y}) v->assign(static_cast<std::size_t>(row), 0.0);
   tp.held.assign(static_cast<std::size_t>(row), 1);
   tp.velocity.assign(static_cast<std::size_t>(row), 0);
+  tp.in_tree.assign(static_cast<std::size_t>(row), 0);
+  for (const TreeProjection::Node& n : tp.nodes) std::fill_n(tp.in_tree.begin() + n.row, n.rows, 1);
+  tp.factored = false;
 }
 
 // A rod's end (distance.cpp's anchor): its point p and lever arm s (p − x).
@@ -238,6 +241,7 @@ std::pair<double, double> errors(const TreeProjection& tp) {
 // bound: the general path's active set is for that.
 bool solve(Workspace& ws, TreeProjection& tp, SolveStats& stats) {
   const std::size_t nr = tp.y.size();
+  tp.factored = false;  // a projection's K, not a velocity-level solve's
   tp.elimination.factor(tp.J.data(), ws.w.data(), tp.held.data(), tp.diag.data(), tp.y.data());
   tp.elimination.back_substitute(tp.y.data());
   stats.iterations = 1;
@@ -327,15 +331,20 @@ void add_forces(WorldData& d, Workspace& ws, const TreeProjection& tp, double fa
 
 }  // namespace
 
+bool tree_applies(const WorldModel& m, Workspace& ws) {
+  const WorldSettings& s = m.settings;
+  TreeProjection& tp = ws.tree;
+  if (!tp.enabled || s.solver != LinearSolver::ldlt || regularization(s) != 0.0) return false;
+  if (tp.model != m.model_version) analyse(m, tp);
+  // Contact rows (after the model's) join the system: the general path's.
+  return tp.applies && !(ws.contacts.active_for(m) && ws.contacts.rows() > 0);
+}
+
 bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h,
                                const LineSearch& search, ProjectionOutcome& out) {
   const WorldSettings& s = m.settings;
   TreeProjection& tp = ws.tree;
-  if (!tp.enabled || s.projection != Projection::nearest || s.solver != LinearSolver::ldlt || regularization(s) != 0.0)
-    return false;
-  if (tp.model != m.model_version) analyse(m, tp);
-  // Contact rows (after the model's) join the system: the general path's.
-  if (!tp.applies || (ws.contacts.active_for(m) && ws.contacts.rows() > 0)) return false;
+  if (s.projection != Projection::nearest || !tree_applies(m, ws)) return false;
 
   out = ProjectionOutcome{};
   ws.rows_valid = false;  // the workspace's rows are not this path's: evaluate_rows starts afresh

@@ -24,10 +24,13 @@ struct Workspace;
 struct ProjectionOutcome;
 
 // What the tree path keeps in the workspace: its analysis of one model
-// version, and its scratch. It holds no numbers a later step reuses, so a
-// restored world continues bit-identically with or without it.
+// version (position projection's and the velocity-level solves' alike,
+// tree_solve.hpp), and its scratch. The one number a later solve reuses is
+// the velocity-level factorization, which a solve of the same K may reuse
+// and give bit for bit what factoring again gives: a restored world
+// continues bit-identically with or without it.
 struct TreeProjection {
-  bool enabled = true;  // false: every projection takes the general path (the tests compare the two)
+  bool enabled = true;  // false: every solve takes the general path (the tests compare the two)
 
   struct End {
     int body = -1;          // dense body index; −1: the world
@@ -60,7 +63,21 @@ struct TreeProjection {
   std::vector<char> held, velocity;
   std::vector<double> dq, start, moved;
   std::vector<std::pair<double, double>> rotation;
+  std::vector<char> in_tree;  // per row: a node's (the other rows must be held for the tree to solve)
+
+  // The elimination holds the factorization of a velocity-level solve (not
+  // a projection's), made with these W and held rows and tp.J's blocks on
+  // moving bodies as they are.
+  bool factored = false;
+  std::vector<double> factored_w;
+  std::vector<char> factored_held;
 };
+
+// Whether the tree path may solve the world's systems now: it is on, the
+// direct solver unregularized, no contact rows in the substep, and every
+// component of the constraint graph (less soft rows) a tree of small
+// fronts. Analyses the model once per version.
+bool tree_applies(const WorldModel& m, Workspace& ws);
 
 // The general path's line search (projection.cpp): halvings, and the growth
 // of |C| that counts as diverging.

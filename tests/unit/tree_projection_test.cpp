@@ -1,14 +1,16 @@
-// Position projection's tree path (tree_projection.hpp) against the general
+// The tree path (tree_projection.hpp, tree_solve.hpp) against the general
 // path on the same state, the tree path switched off in one workspace: q,
-// q̇, λ and the reactions after a projection agree (q to 1e-10, λ to 1e-8
-// of the largest) on a chain of particles, a branching tree of rigid bodies
-// with pins, welds and fixed bodies, 3D particles, a chain with a motor and
-// a rope, and a rope whose bound holds. A graph with a loop is left to the
+// q̇, λ and the reactions after a position projection, and after the
+// velocity solve and RATTLE, agree (q, v to 1e-10, λ to 1e-8 of the
+// largest) on a chain of particles, a branching tree of rigid bodies with
+// pins, welds and fixed bodies, 3D particles, a chain with a motor and a
+// rope, and a rope whose bound holds. A graph with a loop is left to the
 // general path. And the tree elimination alone against a dense solve.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "body_view.hpp"
 #include "constraint_system.hpp"
 #include "dynamics.hpp"
+#include "impulse.hpp"
 #include "projection.hpp"
 #include "solvers/tree_elimination.hpp"
 #include "world_data.hpp"
@@ -152,7 +155,7 @@ std::vector<ConstraintState> expect_paths_agree(const Scene& s, bool converges =
   return tree.constraints;
 }
 
-TEST(TreeProjection, AgreesOnAChainOfParticles) {
+Scene chain_of_particles() {
   Scene s(2);
   int prev = -1;
   for (int i = 0; i < 40; ++i) {
@@ -160,6 +163,11 @@ TEST(TreeProjection, AgreesOnAChainOfParticles) {
     s.add(DistanceDef{}, prev, p);
     prev = p;
   }
+  return s;
+}
+
+TEST(TreeProjection, AgreesOnAChainOfParticles) {
+  Scene s = chain_of_particles();
   s.perturb(1, 0.01);
   expect_paths_agree(s);
 }
@@ -168,7 +176,7 @@ TEST(TreeProjection, AgreesOnAChainOfParticles) {
 // with a particle on a rod, one carrying two more bars), a fixed body
 // pinned to a leaf (a reaction on a body that does not move) and a soft
 // rod (held by projection) closing no loop the solve sees.
-TEST(TreeProjection, AgreesOnABranchingTreeOfRigidBodies) {
+Scene branching_tree() {
   Scene s(2);
   const int root = s.body(BodyKind::rigid, Vec3(0.5, 0, 0), 0.0, 2.0);
   s.add(PinDef{.anchor_a = Vec3(0, 0, 0), .anchor_b = Vec3(-0.5, 0, 0)}, -1, root);
@@ -187,6 +195,11 @@ TEST(TreeProjection, AgreesOnABranchingTreeOfRigidBodies) {
   const int wall = s.body(BodyKind::rigid, Vec3(2.5, 1.0, 0), 0.0, 1.0, Motion::fixed);
   s.add(PinDef{.anchor_a = Vec3(0.5, 0, 0), .anchor_b = Vec3(-0.5, 0, 0)}, top, wall);
   s.add(DistanceDef{}, tip, bob, Softness{.frequency = 2.0});
+  return s;
+}
+
+TEST(TreeProjection, AgreesOnABranchingTreeOfRigidBodies) {
+  Scene s = branching_tree();
   s.perturb(2, 0.01);
   const std::vector<ConstraintState> c = expect_paths_agree(s);
   EXPECT_GT(c[7].on_b.force.norm(), 0.0);  // the fixed wall is pulled
@@ -194,7 +207,7 @@ TEST(TreeProjection, AgreesOnABranchingTreeOfRigidBodies) {
 }
 
 // 3D particles: pins (three rows) and rods, branching.
-TEST(TreeProjection, AgreesOn3DParticles) {
+Scene particles_3d() {
   Scene s(3);
   const int root = s.body(BodyKind::particle, Vec3(0, 0, 0), 0.0, 2.0);
   s.add(PinDef{}, -1, root);
@@ -216,31 +229,42 @@ TEST(TreeProjection, AgreesOn3DParticles) {
       }
     layer = next;
   }
+  return s;
+}
+
+TEST(TreeProjection, AgreesOn3DParticles) {
+  Scene s = particles_3d();
   s.perturb(3, 0.005);
   expect_paths_agree(s);
 }
 
 // Rigid links pinned in a chain, a motor between the first two (two
 // constraints on one pair of bodies), a particle on a taut rope from the
-// last link; the motor locked, then free to slip (held).
+// last link (the rope's body last).
+Scene chain_with_motor_and_rope(bool free_motor) {
+  Scene s(2);
+  int prev = -1;
+  for (int i = 0; i < 6; ++i) {
+    const int link = s.body(BodyKind::rigid, Vec3(0.5 + i, 0, 0), 0.0, 1.0 + 0.2 * i);
+    s.add(PinDef{.anchor_a = Vec3(prev < 0 ? 0.0 : 0.5, 0, 0), .anchor_b = Vec3(-0.5, 0, 0)}, prev, link);
+    if (i == 1) {
+      const int motor = s.add(MotorDef{.speed = 1.0}, prev, link);
+      if (free_motor) s.free_motor_rows.push_back(s.first_row(motor));
+    }
+    prev = link;
+  }
+  const int bob = s.body(BodyKind::particle, Vec3(6.0, -1.0, 0), 0.0, 0.3);
+  s.add(RopeDef{.anchor_a = Vec3(0.5, 0, 0)}, prev, bob);
+  return s;
+}
+
+// The motor locked, then free to slip (held).
 TEST(TreeProjection, AgreesOnAChainWithAMotorAndARope) {
   for (bool free_motor : {false, true}) {
     SCOPED_TRACE(free_motor ? "motor free" : "motor locked");
-    Scene s(2);
-    int prev = -1;
-    for (int i = 0; i < 6; ++i) {
-      const int link = s.body(BodyKind::rigid, Vec3(0.5 + i, 0, 0), 0.0, 1.0 + 0.2 * i);
-      s.add(PinDef{.anchor_a = Vec3(prev < 0 ? 0.0 : 0.5, 0, 0), .anchor_b = Vec3(-0.5, 0, 0)}, prev, link);
-      if (i == 1) {
-        const int motor = s.add(MotorDef{.speed = 1.0}, prev, link);
-        if (free_motor) s.free_motor_rows.push_back(s.first_row(motor));
-      }
-      prev = link;
-    }
-    const int bob = s.body(BodyKind::particle, Vec3(6.0, -1.0, 0), 0.0, 0.3);
-    s.add(RopeDef{.anchor_a = Vec3(0.5, 0, 0)}, prev, bob);
+    Scene s = chain_with_motor_and_rope(free_motor);
     s.perturb(4, 0.01);
-    s.d.q[s.m.bodies[static_cast<std::size_t>(bob)].offset + 1] -= 0.05;  // the rope stretched: it pulls
+    s.d.q[s.m.bodies.back().offset + 1] -= 0.05;  // the rope stretched: it pulls
     const std::vector<ConstraintState> c = expect_paths_agree(s);
     EXPECT_LT(c.back().lambda[0], 0.0);
     if (free_motor) {
@@ -310,6 +334,146 @@ TEST(TreeProjection, RunsAreBitIdenticalForEachThreadCount) {
   }
 }
 
+// The velocity-level solves from the same state: the velocity solve
+// (impulse_step), RATTLE (project_velocities) at the positions it reached,
+// and the next velocity solve there, whose K is RATTLE's (the tree solves
+// it without factoring). Where each solve was made: on the tree (its
+// answer is the tree's, bit for bit) or not.
+struct VelocityOutcome {
+  Eigen::VectorXd q, v;
+  std::vector<ConstraintState> constraints;
+  bool tree[3] = {};   // each solve was the tree's
+  int factorizations = 0, solves = 0;
+  int last_factorizations = 0;  // the third solve's
+  double residual = 0.0;
+};
+
+VelocityOutcome velocity_solves(const Scene& s, bool tree) {
+  const WorldModel& m = s.m;
+  WorldData d = s.d;
+  Workspace ws;
+  ws.tree.enabled = tree;
+  update_inverse_masses(m, d, ws);
+  begin_constraint_forces(m, d, ws);
+  remember_substep_lambda(ws);
+  const double h = m.settings.dt;
+  auto on_tree = [&ws] {
+    const std::vector<double>& y = ws.tree.y;
+    return ws.lambda.size() == static_cast<Eigen::Index>(y.size()) &&
+           std::memcmp(ws.lambda.data(), y.data(), y.size() * sizeof(double)) == 0;
+  };
+  VelocityOutcome out;
+  impulse_step(m, d, ws, 0.0, h);
+  out.tree[0] = on_tree();
+  project_velocities(m, d, ws, h, h);
+  out.tree[1] = on_tree();
+  const int before = ws.direct.factorizations;
+  impulse_step(m, d, ws, h, h);
+  out.tree[2] = on_tree();
+  out.last_factorizations = ws.direct.factorizations - before;
+  finish_constraint_forces(m, d, ws);
+  out.q = d.q;
+  out.v = d.v;
+  out.constraints = d.constraints;
+  out.factorizations = ws.direct.factorizations;
+  out.solves = ws.direct.solves;
+  out.residual = ws.residual;
+  return out;
+}
+
+// Every DOF's velocity in [−1, 1].
+void randomize_velocities(Scene& s, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int i = 0; i < s.d.v.size(); ++i) s.d.v[i] = u(rng);
+}
+
+// Both paths agree on v, q, λ, the reactions and the warm starts, and
+// count the same solves (returned: the active set's count as one each);
+// `on_tree`: which of the tree path's three solves were the tree's (the
+// third, RATTLE's K, without a factorization).
+int expect_velocity_paths_agree(const Scene& s, std::vector<bool> on_tree = {true, true, true}) {
+  const VelocityOutcome general = velocity_solves(s, false);
+  const VelocityOutcome tree = velocity_solves(s, true);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_FALSE(general.tree[k]) << "solve " << k;
+    EXPECT_EQ(tree.tree[k], on_tree[static_cast<std::size_t>(k)]) << "solve " << k;
+  }
+  EXPECT_EQ(tree.solves, general.solves);
+  if (on_tree[2]) {
+    EXPECT_EQ(tree.last_factorizations, 0);
+  }
+  EXPECT_LT(tree.residual, 1e-9);
+  const double vscale = general.v.cwiseAbs().maxCoeff();
+  EXPECT_LT((tree.v - general.v).cwiseAbs().maxCoeff(), 1e-10 * vscale);
+  EXPECT_LT((tree.q - general.q).cwiseAbs().maxCoeff(), 1e-10);
+  double scale = 0.0, force_scale = 0.0, warm_scale = 0.0;
+  for (const ConstraintState& c : general.constraints) {
+    for (double l : c.lambda) scale = std::max(scale, std::abs(l));
+    for (double l : c.warm) warm_scale = std::max(warm_scale, std::abs(l));
+    for (const Reaction* r : {&c.on_a, &c.on_b}) force_scale = std::max({force_scale, r->force.cwiseAbs().maxCoeff(), std::abs(r->torque)});
+  }
+  EXPECT_GT(scale, 0.0);
+  for (std::size_t i = 0; i < general.constraints.size(); ++i) {
+    const ConstraintState& a = general.constraints[i];
+    const ConstraintState& b = tree.constraints[i];
+    for (std::size_t r = 0; r < 3; ++r) {
+      EXPECT_LE(std::abs(a.lambda[r] - b.lambda[r]), 1e-8 * scale) << "constraint " << i;
+      EXPECT_LE(std::abs(a.warm[r] - b.warm[r]), 1e-8 * warm_scale) << "constraint " << i;
+    }
+    EXPECT_LE((a.on_a.force - b.on_a.force).cwiseAbs().maxCoeff(), 1e-8 * force_scale) << "constraint " << i;
+    EXPECT_LE((a.on_b.force - b.on_b.force).cwiseAbs().maxCoeff(), 1e-8 * force_scale) << "constraint " << i;
+    EXPECT_LE(std::abs(a.on_a.torque - b.on_a.torque), 1e-8 * force_scale) << "constraint " << i;
+    EXPECT_LE(std::abs(a.on_b.torque - b.on_b.torque), 1e-8 * force_scale) << "constraint " << i;
+  }
+  return general.solves;
+}
+
+TEST(TreeVelocitySolves, AgreeOnAChainOfParticles) {
+  Scene s = chain_of_particles();
+  randomize_velocities(s, 21);
+  EXPECT_EQ(expect_velocity_paths_agree(s), 3);
+}
+
+// The soft rod is softened in the velocity solves (compliance on K's
+// diagonal: the general path's) and held in RATTLE (the tree's).
+TEST(TreeVelocitySolves, AgreeOnABranchingTreeOfRigidBodies) {
+  Scene s = branching_tree();
+  randomize_velocities(s, 22);
+  EXPECT_EQ(expect_velocity_paths_agree(s, {false, true, false}), 3);
+}
+
+TEST(TreeVelocitySolves, AgreeOn3DParticles) {
+  Scene s = particles_3d();
+  randomize_velocities(s, 23);
+  EXPECT_EQ(expect_velocity_paths_agree(s), 3);
+}
+
+// The motor's bound infinite; the rope just taut and its particle flying
+// off: the rope pulls in the velocity solve and RATTLE (its bound λ ≤ 0
+// holds), then the bars' end swings down faster than the particle falls
+// and the rope would push in the next solve: its bound binds and the
+// general path's active set solves (one more solve, with the rope held).
+TEST(TreeVelocitySolves, AgreeOnAChainWithAMotorAndARope) {
+  Scene s = chain_with_motor_and_rope(false);
+  randomize_velocities(s, 24);
+  const BodyRecord& bob = s.m.bodies.back();
+  s.d.q[bob.offset + 1] -= 1e-9;
+  s.d.v[bob.offset + 1] = -5.0;
+  EXPECT_EQ(expect_velocity_paths_agree(s, {true, true, false}), 4);
+}
+
+// The particle flying at the rope's anchor: in the velocity solve the rope
+// would push (λ > 0), its bound binds and the general path's active set
+// solves; RATTLE is the tree's.
+TEST(TreeVelocitySolves, HandOverWhereARopesBoundBinds) {
+  Scene s = chain_with_motor_and_rope(false);
+  randomize_velocities(s, 25);
+  const BodyRecord& bob = s.m.bodies.back();
+  s.d.v[bob.offset + 1] = 5.0;
+  EXPECT_GT(expect_velocity_paths_agree(s, {false, true, false}), 3);
+}
+
 // Two rods on each of three particles' pairs close a loop: the general path's.
 TEST(TreeProjection, LeavesALoopToTheGeneralPath) {
   Scene s(2);
@@ -328,7 +492,8 @@ TEST(TreeProjection, LeavesALoopToTheGeneralPath) {
 
 // The elimination alone: random forests of bodies (2 or 3 DOF) with 1–3-row
 // constraints between them and to the world, some rows skipped and one row
-// a copy of another (dependent), against a dense solve of the rows kept.
+// a copy of another (dependent), against a dense solve of the rows kept;
+// and the factorization reused (solve) against itself.
 TEST(TreeElimination, SolvesLikeADenseFactorization) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(-1.0, 1.0), positive(0.5, 2.0);
@@ -402,9 +567,13 @@ TEST(TreeElimination, SolvesLikeADenseFactorization) {
 
     TreeElimination e;
     ASSERT_TRUE(e.analyse(body, nodes));
+    std::vector<double> again = y;
     e.factor(values.data(), w.data(), skip.data(), diag.data(), y.data());
     e.back_substitute(y.data());
     EXPECT_EQ(e.dependent_rows(), 1) << "trial " << trial;
+    // The factorization reused on the same right-hand side: bit for bit.
+    e.solve(again.data());
+    EXPECT_EQ(std::memcmp(again.data(), y.data(), y.size() * sizeof(double)), 0) << "trial " << trial;
 
     std::vector<int> kept;
     for (int i = 0; i < rows; ++i)

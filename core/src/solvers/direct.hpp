@@ -41,6 +41,13 @@ class DirectSolver {
   // The model changed (a constraint's parameters, a body's mass): the
   // dependent rows are found again at the next factorization.
   void recheck() { recheck_ = true; }
+  // A solve the tree path (tree_solve.hpp) did in this solver's place, on
+  // a model whose components are all trees: counted with its own.
+  void count_tree_solve(bool factored) {
+    ++solves;
+    factorizations += factored ? 1 : 0;
+    path_ = SolverPath::tree;
+  }
 
   // Rows taken out as dependent (ascending), and how the last solves went.
   const std::vector<int>& dependent_rows() const { return dependent_; }

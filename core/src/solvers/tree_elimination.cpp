@@ -213,15 +213,15 @@ void TreeElimination::factor_link(const Front& f, const double* J, const double*
   double* panel = panels_.data() + f.panel;
   double& update = updates_[static_cast<std::size_t>(f.update)];
   const double y0 = y[rows[0]];
-  panel[0] = d;
   if (skip[rows[0]] || !(d > MultifrontalLdlt::kDependentPivot * diag[rows[0]])) {
     if (!skip[rows[0]]) ++dependent_;
-    panel[1] = 0.0;
+    panel[0] = panel[1] = 0.0;
     update = k[2];
     y[rows[0]] = 0.0;
     return;
   }
   const double inv = 1.0 / d;
+  panel[0] = inv;
   panel[1] = k[1] * inv;
   update = k[2] - k[1] * k[1] * inv;
   y[rows[1]] -= panel[1] * y0;
@@ -267,11 +267,12 @@ void TreeElimination::factor_front(const Front& f, const double* J, const double
     const double d = col[c];
     if (skip[row] || !(d > MultifrontalLdlt::kDependentPivot * diag[row])) {
       if (!skip[row]) ++dependent_;
-      for (int r = c + 1; r < n; ++r) col[r] = 0.0;
+      for (int r = c; r < n; ++r) col[r] = 0.0;
       yf[c] = 0.0;
       continue;
     }
     const double inv = 1.0 / d;
+    col[c] = inv;
     for (int j = c + 1; j < n; ++j) {
       // (F_rc F_jc) / d: the product does not wait for the division, which
       // waits on the children's updates (a chain's critical path).
@@ -304,6 +305,41 @@ void TreeElimination::back_substitute(double* y) const {
       default: back_front<0, 0>(*f, y);
     }
   }
+}
+
+void TreeElimination::solve(double* y) const {
+  for (const Front& f : fronts_) {
+    switch (f.size * 8 + f.pivots) {  // as factor's
+      case 1 * 8 + 0: case 2 * 8 + 0: break;  // no pivots
+      case 1 * 8 + 1: forward_front<1, 1>(f, y); break;
+      case 2 * 8 + 1: forward_front<2, 1>(f, y); break;
+      case 2 * 8 + 2: forward_front<2, 2>(f, y); break;
+      default: forward_front<0, 0>(f, y);
+    }
+  }
+  back_substitute(y);
+}
+
+template <int N, int P>
+void TreeElimination::forward_front(const Front& f, double* y) const {
+  // factor's forward substitution, in its order and with its operations.
+  const int n = N > 0 ? N : f.size, p = N > 0 ? P : f.pivots;
+  const int* rows = front_rows_.data() + f.rows;
+  double yf[N > 0 ? N : kMaxFront];
+  for (int x = 0; x < n; ++x) yf[x] = y[rows[x]];
+  const double* panel = panels_.data() + f.panel;
+  for (int c = 0; c < p; ++c) {
+    const double* col = panel + c * n;
+    const double inv = col[c];
+    if (inv == 0.0) {  // a row out
+      yf[c] = 0.0;
+      continue;
+    }
+    const double yc = yf[c];
+    for (int r = c + 1; r < n; ++r) yf[r] -= col[r] * yc;
+    yf[c] = yc * inv;
+  }
+  for (int x = 0; x < n; ++x) y[rows[x]] = yf[x];
 }
 
 template <int N, int P>

@@ -45,6 +45,10 @@ class TreeElimination {
   void factor(const double* J, const double* w, const char* skip, const double* diag, double* y);
   // After factor: y ← K⁻¹ r (0 on skipped and dependent rows).
   void back_substitute(double* y) const;
+  // y ← K⁻¹ y with the last factorization (the same rows skipped): the
+  // forward substitution factor fuses, then back_substitute; bit for bit
+  // what factor and back_substitute give on the same K.
+  void solve(double* y) const;
   // Rows the last factor found dependent.
   int dependent_rows() const { return dependent_; }
 
@@ -54,7 +58,7 @@ class TreeElimination {
     int nodes = 0, node_count = 0;  // into front_nodes_: rows in front order, the parent's nodes last
     int rows = 0;                   // into front_rows_: each front row's row in the caller's numbering
     int size = 0, pivots = 0;
-    int panel = 0;   // L's columns (size × pivots, column-major; D⁻¹ is applied in the forward substitution), in panels_
+    int panel = 0;   // L's columns (size × pivots, column-major; on the diagonal D⁻¹, 0 for a row out), in panels_
     int update = 0;  // its update matrix ((size − pivots)², column-major), in updates_
     int children = 0, child_count = 0;  // into children_: (front, its first row here)
     int products = 0, product_count = 0;  // into products_
@@ -75,6 +79,8 @@ class TreeElimination {
   void factor_front(const Front& f, const double* J, const double* w, const char* skip, const double* diag, double* y);
   // A chain's interior front: two rows, one pivot.
   void factor_link(const Front& f, const double* J, const double* w, const char* skip, const double* diag, double* y);
+  template <int N, int P>
+  void forward_front(const Front& f, double* y) const;
   template <int N, int P>
   void back_front(const Front& f, double* y) const;
 

@@ -1,0 +1,26 @@
+#pragma once
+// The velocity-level solves (the step's velocity solve, RATTLE) on acyclic
+// constraint graphs: K λ = ws.rhs over the rows not held, for the rows the
+// evaluation wrote into the workspace, with K = J W Jᵀ factored on the body
+// tree (solvers/tree_elimination.hpp, on the analysis position projection's
+// tree path made: tree_projection.hpp) in place of the general direct
+// solver. A K the last velocity-level solve factored (RATTLE's is the next
+// step's velocity solve's) is solved again without factoring, as the
+// direct solver reuses a bit-identical K.
+
+#include "solvers/solvers.hpp"
+
+namespace linkage {
+
+struct WorldModel;
+struct Workspace;
+
+// Solves into ws.lambda as solve_system would, when the tree path applies
+// (tree_applies), every row it does not solve is held, no row is
+// regularized (a soft row's compliance) or has a known λ, and no bounded
+// row's λ is past its bound (the general path's active set is for that).
+// `residual`: measure |r − Kλ| / |r| (else NaN). False, with ws.lambda and
+// the counters unchanged, when it does not apply.
+bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats& stats);
+
+}  // namespace linkage
