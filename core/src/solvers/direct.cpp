@@ -138,8 +138,23 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
   for (int i = 0; i < n; ++i)
     if (kk.is_held(i)) res[i] = 0.0;
   const double norm_r = res.norm();
-  x.setZero(n);
+  // From the caller's λ (a step's warm start: a structure at rest asks for
+  // the same λ again), where it leaves less of r than λ = 0 does.
+  bool warm = x.size() == n && norm_r > 0.0;
+  for (int i = 0; warm && i < n; ++i)
+    if (kk.is_held(i)) x[i] = 0.0;
+  warm = warm && x.allFinite() && !x.isZero(0.0);
+  if (warm) {
+    Eigen::VectorXd kx(n);
+    kk.apply(x, kx, scratch_);
+    const Eigen::VectorXd left = res - kx;
+    warm = left.norm() < norm_r;
+    if (warm) res = left;
+  }
+  if (!warm) x.setZero(n);
   if (norm_r == 0.0) return stats;
+  stats.residual = res.norm() / norm_r;
+  if (stats.residual <= tolerance) return stats;
   // The factorization may be of another held set: held rows stay out.
   auto precondition = [&](Eigen::VectorXd& z) {
     ldlt_.solve(z, parallel_);
@@ -150,7 +165,6 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
   precondition(z);
   Eigen::VectorXd p = z;
   double rz = res.dot(z);
-  stats.residual = 1.0;
   for (int it = 0; it <= budget; ++it) {
     kk.apply(p, kp, scratch_);
     const double pkp = p.dot(kp);

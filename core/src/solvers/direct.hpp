@@ -11,7 +11,8 @@
 //   pivot, or a solve whose removed rows no longer hold, checks again.
 // - Factor reuse: a K bit-identical to the one factored is solved at once;
 //   another K, where a factorization costs several solves, is solved by
-//   conjugate gradient preconditioned with the last factorization, and
+//   conjugate gradient preconditioned with the last factorization (from the
+//   λ passed in when that is closer than 0: a step's warm start), and
 //   refactored only when that would take more iterations than a
 //   factorization is worth (a cost model of the plan, not the clock, so
 //   that runs stay deterministic).
