@@ -379,15 +379,15 @@ def pyramid(s, base=20):
 # margin: sequential impulses solve balls that already touch as one group
 # that meets with no approach speed (inelastically), while balls apart meet
 # one pair at a time, each with its approach speed and so its bounce.
-def newtons_cradle(s, n=5, radius=0.1, length=1.0, lift=math.radians(30), gap=0.01):
+def newtons_cradle(s, n=5, radius=0.1, length=1.0, lift=math.radians(30), gap=0.01, ox=0.0, oy=1.0, p=""):
     for i in range(n):
-        px = (i - (n - 1) / 2) * (2 * radius + gap)
-        x, y = px, 1.0 - length
+        px = ox + (i - (n - 1) / 2) * (2 * radius + gap)
+        x, y = px, oy - length
         if i == 0:
-            x, y = px - length * math.sin(lift), 1.0 - length * math.cos(lift)
-        s.body(f"ball-{i + 1}", kind="BODY_KIND_RIGID", position=v(x, y), shape={"disk": {"radius": radius}},
+            x, y = px - length * math.sin(lift), oy - length * math.cos(lift)
+        s.body(f"{p}ball-{i + 1}", kind="BODY_KIND_RIGID", position=v(x, y), shape={"disk": {"radius": radius}},
                density=100.0, material={"friction": 0.0, "restitution": 1.0})
-        s.constraint("distance", f"rod-{i + 1}", a={}, b=ref(f"ball-{i + 1}"), anchor_a=v(px, 1.0))
+        s.constraint("distance", f"{p}rod-{i + 1}", a={}, b=ref(f"{p}ball-{i + 1}"), anchor_a=v(px, oy))
 
 
 # Two ramps at `angle`, each with a box resting on it: on the first the pair's
@@ -439,7 +439,7 @@ def cam_follower(s, ox=0.0, oy=0.0, p="", r=0.5, e=0.2, speed=math.pi):
 
 
 # The demo's contact corner, right of its mechanisms: a ground, four boxes
-# stacked, a ball dropped beside them and the cam-follower. The mechanisms'
+# stacked, a ball dropped beside them, the cam-follower and Newton's cradle. The mechanisms'
 # parts join one group that never collides (a linkage's bars lie in
 # different planes and cross), so only this corner touches.
 def demo_contacts(s, ox=10.0):
@@ -452,6 +452,11 @@ def demo_contacts(s, ox=10.0):
     s.body("ball", kind="BODY_KIND_RIGID", position=v(ox - 0.8, 1.0), shape={"disk": {"radius": 0.2}},
            material={"restitution": 0.8})
     cam_follower(s, ox + 1.2, -0.5, "cam-")
+    # 3 cm apart, past the 2 cm contact margin: a ball at rest finds its
+    # neighbour only once it moves, so each pair meets with its own approach
+    # speed and bounces (pairs found in the same step meet as one group,
+    # without a bounce between them).
+    newtons_cradle(s, gap=0.03, ox=ox + 4.0, oy=1.0, p="cradle-")
 
 
 def main():
@@ -510,7 +515,7 @@ def main():
     # stops looping within a second); the demo's chain is light enough for it.
     s = Scene("Demo", "A double pendulum, a four-bar linkage, a crank and slider, a bead on a "
               "wire and a chain, side by side; to their right, on the ground, a stack of boxes, a ball "
-              "bouncing with restitution 0.8 and a cam lifting a follower. Every joint and every contact "
+              "bouncing with restitution 0.8, a cam lifting a follower and Newton's cradle. Every joint and every contact "
               "is held to 1e-10 (the exact preset with contacts).", {**exact_contacts(), "projection": "PROJECTION_SHAKE"})
     double_pendulum(s, -7.0, 1.0, "pendulum-")
     four_bar(s, -4.0, 0.0, "four-bar-")

@@ -272,7 +272,8 @@ TEST(ContactScenes, TheFollowerRidesTheCam) {
 
 // The default world: its mechanisms keep going (the looping bead loops, the
 // motors keep their cranks at ωt) beside its contact corner, where the boxes
-// stand, the ball bounces and the follower rides the cam; the mechanisms'
+// stand, the ball bounces, the follower rides the cam and the cradle passes
+// its first ball's swing to the last; the mechanisms'
 // parts (one group that never collides) pass through each other.
 TEST(ContactScenes, TheDemoRunsItsMechanismsBesideItsContacts) {
   ContactScene s("demo");
@@ -281,10 +282,14 @@ TEST(ContactScenes, TheDemoRunsItsMechanismsBesideItsContacts) {
   const Vec3 top = s.body("box-4").position;
   double turned = 0.0, last = std::atan2(s.body("bead-looping-bead").position.y() - hoop.y(),
                                         s.body("bead-looping-bead").position.x() - hoop.x());
-  double worst_gap = 0.0;
+  double worst_gap = 0.0, swung_in = 0.0, swung_out = 0.0;
   bool bounced = false;
   for (int i = 0; i < 600; ++i) {
     s.world.step();
+    if (i < 60) {  // the cradle's first pass
+      swung_in = std::max(swung_in, s.body("cradle-ball-1").velocity.x());
+      swung_out = std::max(swung_out, s.body("cradle-ball-5").velocity.x());
+    }
     const Vec3 bead = s.body("bead-looping-bead").position;
     const double angle = std::atan2(bead.y() - hoop.y(), bead.x() - hoop.x());
     turned += std::remainder(angle - last, 2.0 * std::acos(-1.0));
@@ -304,6 +309,7 @@ TEST(ContactScenes, TheDemoRunsItsMechanismsBesideItsContacts) {
   EXPECT_GT(turned, 2.0 * pi * 8) << "the looping bead stopped looping";  // 7 m/s on a 0.8 m hoop
   EXPECT_NEAR(s.body("four-bar-crank").angle, pi / 2 + pi * s.world.time(), 1e-6) << "the crank lags its motor";
   EXPECT_TRUE(bounced) << "the ball never bounced";
+  EXPECT_GT(swung_out, 0.98 * swung_in) << "the cradle's last ball should leave as fast as the first came in";
   EXPECT_LT((s.body("box-4").position - top).norm(), 0.01) << "the stack fell";
   EXPECT_LT(worst_gap, 0.006) << "the follower left the cam or sank into it";
 }
