@@ -241,7 +241,6 @@ std::pair<double, double> errors(const TreeProjection& tp) {
 // bound: the general path's active set is for that.
 bool solve(Workspace& ws, TreeProjection& tp, SolveStats& stats) {
   const std::size_t nr = tp.y.size();
-  tp.factored = false;  // a projection's K, not a velocity-level solve's
   tp.elimination.factor(tp.J.data(), ws.w.data(), tp.held.data(), tp.diag.data(), tp.y.data());
   tp.elimination.back_substitute(tp.y.data());
   stats.iterations = 1;
@@ -345,6 +344,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
   const WorldSettings& s = m.settings;
   TreeProjection& tp = ws.tree;
   if (s.projection != Projection::nearest || !tree_applies(m, ws)) return false;
+  tp.factored = false;  // its evaluations rewrite tp.J, its factorizations the elimination
 
   out = ProjectionOutcome{};
   ws.rows_valid = false;  // the workspace's rows are not this path's: evaluate_rows starts afresh

@@ -66,10 +66,10 @@ struct TreeProjection {
   std::vector<char> in_tree;  // per row: a node's (the other rows must be held for the tree to solve)
 
   // The elimination holds the factorization of a velocity-level solve (not
-  // a projection's), made with these W and held rows and tp.J's blocks on
-  // moving bodies as they are.
+  // a projection's), made with these J values (the workspace's block
+  // Jacobian's, also in tp.J's blocks on moving bodies), W and held rows.
   bool factored = false;
-  std::vector<double> factored_w;
+  std::vector<double> factored_j, factored_w;
   std::vector<char> factored_held;
 };
 

@@ -5,29 +5,50 @@
 #include <cstring>
 #include <limits>
 
-#include "constraint_system.hpp"
 #include "tree_projection.hpp"
+#include "world_data.hpp"
 
 namespace linkage {
 namespace {
 
-// Copies J's blocks on moving bodies (the evaluation's, in ws.J) into the
-// tree's; true when they were there already.
-bool copy_blocks(const BlockJacobian& J, TreeProjection& tp) {
-  bool same = true;
+// Copies J's blocks on moving bodies (the evaluation's, in ws.J) into the tree's.
+void copy_blocks(const BlockJacobian& J, TreeProjection& tp) {
   for (const TreeProjection::Node& n : tp.nodes) {
     int k = J.groups()[static_cast<std::size_t>(n.constraint)].first_block;
     for (const TreeProjection::End& end : n.end) {
       if (!end.moves) continue;
-      const double* from = J.values(J.block(k++));
-      double* to = tp.J.data() + end.values;
-      const std::size_t count = static_cast<std::size_t>(n.rows * end.dof);
-      if (same && std::memcmp(to, from, count * sizeof(double)) == 0) continue;
-      same = false;
-      std::copy_n(from, count, to);
+      std::copy_n(J.values(J.block(k++)), n.rows * end.dof, tp.J.data() + end.values);
     }
   }
-  return same;
+}
+
+// |r − K λ| / |r| over the rows not held (all the tree's), K through the
+// tree's blocks: one pass for W Jᵀ λ, one for J of that.
+double residual_of(const Workspace& ws, TreeProjection& tp) {
+  tp.dq.assign(static_cast<std::size_t>(ws.w.size()), 0.0);
+  for (const TreeProjection::Node& n : tp.nodes)
+    for (const TreeProjection::End& end : n.end) {
+      if (!end.moves) continue;
+      const double* v = tp.J.data() + end.values;
+      for (int r = 0; r < n.rows; ++r)
+        for (int x = 0; x < end.dof; ++x) tp.dq[static_cast<std::size_t>(end.offset + x)] += v[r * end.dof + x] * ws.lambda[n.row + r];
+    }
+  for (std::size_t i = 0; i < tp.dq.size(); ++i) tp.dq[i] *= ws.w[static_cast<int>(i)];
+  double res = 0.0, norm = 0.0;
+  for (const TreeProjection::Node& n : tp.nodes)
+    for (int r = 0; r < n.rows; ++r) {
+      const int row = n.row + r;
+      if (ws.held[static_cast<std::size_t>(row)]) continue;
+      double kx = 0.0;
+      for (const TreeProjection::End& end : n.end) {
+        if (!end.moves) continue;
+        const double* v = tp.J.data() + end.values + r * end.dof;
+        for (int x = 0; x < end.dof; ++x) kx += v[x] * tp.dq[static_cast<std::size_t>(end.offset + x)];
+      }
+      res += (ws.rhs[row] - kx) * (ws.rhs[row] - kx);
+      norm += ws.rhs[row] * ws.rhs[row];
+    }
+  return norm > 0.0 ? std::sqrt(res / norm) : 0.0;
 }
 
 }  // namespace
@@ -46,18 +67,22 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats
     bounded = bounded || std::isfinite(ws.lo[r]) || std::isfinite(ws.hi[r]);
   }
 
-  // An unchanged K (same blocks, W and held rows) is solved with the
+  // An unchanged K (the same J, W and held rows) is solved with the
   // factorization there.
+  const BlockJacobian& J = ws.J;
   const std::size_t dof = static_cast<std::size_t>(ws.w.size());
-  bool same = copy_blocks(ws.J, tp) && tp.factored && tp.factored_w.size() == dof &&
-              std::memcmp(tp.factored_w.data(), ws.w.data(), dof * sizeof(double)) == 0 && tp.factored_held == ws.held;
+  const bool same = tp.factored && tp.factored_j.size() == J.value_count() && tp.factored_w.size() == dof &&
+                    std::memcmp(tp.factored_j.data(), J.values(), J.value_count() * sizeof(double)) == 0 &&
+                    std::memcmp(tp.factored_w.data(), ws.w.data(), dof * sizeof(double)) == 0 && tp.factored_held == ws.held;
   for (std::size_t i = 0; i < nr; ++i) tp.y[i] = ws.held[i] ? 0.0 : ws.rhs[static_cast<int>(i)];
   if (same) {
     tp.elimination.solve(tp.y.data());
   } else {
+    copy_blocks(J, tp);
     tp.elimination.factor(tp.J.data(), ws.w.data(), ws.held.data(), ws.diag.data(), tp.y.data());
     tp.elimination.back_substitute(tp.y.data());
     tp.factored = true;
+    tp.factored_j.assign(J.values(), J.values() + J.value_count());
     tp.factored_w.assign(ws.w.data(), ws.w.data() + dof);
     tp.factored_held = ws.held;
   }
@@ -73,17 +98,7 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats
   stats.iterations = 1;
   stats.rank_deficiency = tp.elimination.dependent_rows();
   stats.residual = std::numeric_limits<double>::quiet_NaN();
-  if (!residual) return true;
-  Eigen::VectorXd kx(static_cast<Eigen::Index>(nr));
-  SystemView{ws.J, ws.w, ws.reg, ws.held, parallel(m, ws)}.apply(ws.lambda, kx, ws.dof_scratch);
-  double res = 0.0, norm = 0.0;
-  for (std::size_t i = 0; i < nr; ++i) {
-    if (ws.held[i]) continue;
-    const int r = static_cast<int>(i);
-    res += (ws.rhs[r] - kx[r]) * (ws.rhs[r] - kx[r]);
-    norm += ws.rhs[r] * ws.rhs[r];
-  }
-  stats.residual = norm > 0.0 ? std::sqrt(res / norm) : 0.0;
+  if (residual) stats.residual = residual_of(ws, tp);
   return true;
 }
 
