@@ -135,14 +135,12 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
   const SystemView kk = kept(k);
   const int n = static_cast<int>(r.size());
   Eigen::VectorXd res = r;
-  for (int i = 0; i < n; ++i)
-    if (kk.is_held(i)) res[i] = 0.0;
+  kk.zero_held(res);
   const double norm_r = res.norm();
   // From the caller's λ (a step's warm start: a structure at rest asks for
   // the same λ again), where it leaves less of r than λ = 0 does.
   bool warm = x.size() == n && norm_r > 0.0;
-  for (int i = 0; warm && i < n; ++i)
-    if (kk.is_held(i)) x[i] = 0.0;
+  if (warm) kk.zero_held(x);
   warm = warm && x.allFinite() && !x.isZero(0.0);
   if (warm) {
     Eigen::VectorXd kx(n);
@@ -158,8 +156,7 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
   // The factorization may be of another held set: held rows stay out.
   auto precondition = [&](Eigen::VectorXd& z) {
     ldlt_.solve(z, parallel_);
-    for (int i = 0; i < n; ++i)
-      if (kk.is_held(i)) z[i] = 0.0;
+    kk.zero_held(z);
   };
   Eigen::VectorXd z = res, kp(n);
   precondition(z);
@@ -257,8 +254,7 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
   }
   const SystemView kk = kept(k);
   lambda = r;
-  for (int i = 0; i < n; ++i)
-    if (kk.is_held(i)) lambda[i] = 0.0;
+  kk.zero_held(lambda);
   ldlt_.solve(lambda, parallel_);
   stats.iterations = 1;
   if (fresh && &kk.held == &held_ && !still_dependent(k)) recheck_ = true;

@@ -20,6 +20,9 @@ struct SystemView {
   Parallel parallel = {};          // the threads products with J may share
 
   bool is_held(int row) const { return !held.empty() && held[row]; }
+  // v's held rows ← 0, without a branch per row (held rows lie scattered:
+  // 9,609 of joint_grid's 39,588 are its dependent rows).
+  void zero_held(Eigen::VectorXd& v) const;
   // y = K x over the free rows (held rows of x read as 0, of y come out 0).
   void apply(const Eigen::VectorXd& x, Eigen::VectorXd& y, Eigen::VectorXd& dof_scratch) const;
   Eigen::VectorXd diagonal() const;

@@ -2,21 +2,26 @@
 
 namespace linkage {
 
+void SystemView::zero_held(Eigen::VectorXd& v) const {
+  if (held.empty()) return;
+  const char* h = held.data();
+  double* x = v.data();
+  for (Eigen::Index i = 0; i < v.size(); ++i) x[i] = h[i] ? 0.0 : x[i];
+}
+
 void SystemView::apply(const Eigen::VectorXd& x, Eigen::VectorXd& y, Eigen::VectorXd& dof) const {
   dof.setZero(J.cols());
   if (held.empty()) {
     J.add_transpose_product(x, dof, parallel);
   } else {
     Eigen::VectorXd free_x = x;
-    for (int i = 0; i < free_x.size(); ++i)
-      if (held[i]) free_x[i] = 0.0;
+    zero_held(free_x);
     J.add_transpose_product(free_x, dof, parallel);
   }
   dof.array() *= w.array();
   J.multiply(dof, y, parallel);
   y.array() += reg.array() * x.array();
-  for (int i = 0; i < y.size(); ++i)
-    if (is_held(i)) y[i] = 0.0;
+  zero_held(y);
 }
 
 Eigen::VectorXd SystemView::diagonal() const {
