@@ -99,6 +99,8 @@ void copy_block(double* out, const Eigen::Matrix3d& block, int rows, int dof) {
     for (int k = 0; k < dof; ++k) out[r * dof + k] = block(r, k);
 }
 
+}  // namespace
+
 void remember_rows(const WorldModel& m, Workspace& ws, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   ws.rows_valid = true;
   ws.rows_t = t;
@@ -107,8 +109,6 @@ void remember_rows(const WorldModel& m, Workspace& ws, double t, const Eigen::Ve
   ws.rows_v = v;
   ws.rows_contacts = ws.contacts.active_for(m) ? ws.contacts.stamp() : 0;
 }
-
-}  // namespace
 
 int model_rows(const WorldModel& m) {
   int nr = 0;

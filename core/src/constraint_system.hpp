@@ -31,6 +31,10 @@ double regularization(const WorldSettings& s);
 // impulse family, which does not use it).
 void evaluate_rows(const WorldModel& m, WorldData& d, Workspace& ws, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 
+// The rows in the workspace are the ones at (t, q, v) for this model (for
+// evaluate_rows to reuse), as an evaluation or the tree path wrote them.
+void remember_rows(const WorldModel& m, Workspace& ws, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
+
 // Every constraint's C only, at (t, q), into ws.C (the other rows go stale):
 // for projections' line searches.
 void evaluate_errors(const WorldModel& m, WorldData& d, Workspace& ws, double t, const Eigen::VectorXd& q);

@@ -243,7 +243,7 @@ void catch_taut_rows(const WorldModel& m, WorldData& d, Workspace& ws, double t)
 }
 
 void project_velocities(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h) {
-  evaluate_rows(m, d, ws, t, d.q, d.v);
+  if (!rows_from_tree(m, d, ws, t)) evaluate_rows(m, d, ws, t, d.q, d.v);
   // The check below, bounded before any row is held: every row's |Ċ| but
   // the soft rows' and the slack one-sided rows' (held whatever J is). A
   // bound within the tolerance skips forming diag(J W Jᵀ).

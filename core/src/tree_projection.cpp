@@ -78,6 +78,8 @@ void analyse(const WorldModel& m, TreeProjection& tp) {
     tp.nodes.push_back(n);
     nodes.push_back(en);
   }
+  tp.rods_only = tp.nodes.size() == m.constraints.size() &&
+                 std::all_of(tp.nodes.begin(), tp.nodes.end(), [](const TreeProjection::Node& n) { return n.rod; });
   tp.applies = tp.elimination.analyse(bodies, nodes);
   if (!tp.applies) return;
   tp.J.assign(static_cast<std::size_t>(values), 0.0);
@@ -345,13 +347,17 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
   TreeProjection& tp = ws.tree;
   if (s.projection != Projection::nearest || !tree_applies(m, ws)) return false;
   tp.factored = false;  // its evaluations rewrite tp.J, its factorizations the elimination
+  tp.rows_q.clear();
 
   out = ProjectionOutcome{};
   ws.rows_valid = false;  // the workspace's rows are not this path's: evaluate_rows starts afresh
   evaluate(m, d, ws, tp, t, d.q, true);
   auto [worst, norm] = errors(tp);
   out.error = worst;
-  if (out.error < s.projection_tolerance) return true;
+  if (out.error < s.projection_tolerance) {
+    tp.rows_q.assign(d.q.data(), d.q.data() + d.q.size());
+    return true;
+  }
   const double initial = norm;
   Saved saved;
   if (tp.bounded) saved.take(d, ws);
@@ -402,6 +408,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
     out.error = worst;
   }
   for (int i = 0; i < dof; ++i) d.v[i] += tp.moved[static_cast<std::size_t>(i)] / h;
+  tp.rows_q.assign(d.q.data(), d.q.data() + d.q.size());  // the last evaluation's
   return true;
 }
 

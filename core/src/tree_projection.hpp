@@ -53,6 +53,7 @@ struct TreeProjection {
   bool applies = false;         // every component is a tree of small fronts
   bool bounded = false;         // some row of the projection under way has a bound on λ
   bool rigid = false;           // some body turns (its cos, sin are worked out once an evaluation)
+  bool rods_only = false;       // every constraint of the model is a rod or a rope node
   std::vector<Node> nodes;      // constraints with a moving body, not soft, in model order
   TreeElimination elimination;
 
@@ -64,6 +65,7 @@ struct TreeProjection {
   std::vector<double> dq, start, moved;
   std::vector<std::pair<double, double>> rotation;
   std::vector<char> in_tree;  // per row: a node's (the other rows must be held for the tree to solve)
+  std::vector<double> rows_q;  // q of the last projection's last evaluation (its C and J); empty: none
 
   // The elimination holds the factorization of a velocity-level solve (not
   // a projection's), made with these J values (the workspace's block

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "constraint_system.hpp"
 #include "tree_projection.hpp"
 #include "world_data.hpp"
 
@@ -99,6 +100,52 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats
   stats.rank_deficiency = tp.elimination.dependent_rows();
   stats.residual = std::numeric_limits<double>::quiet_NaN();
   if (residual) stats.residual = residual_of(ws, tp);
+  return true;
+}
+
+bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, double t) {
+  TreeProjection& tp = ws.tree;
+  const std::size_t dof = static_cast<std::size_t>(d.q.size());
+  if (!tp.rods_only || m.settings.dynamics != Dynamics::velocity_projection || tp.model != m.model_version ||
+      !tp.applies || (ws.contacts.active_for(m) && ws.contacts.rows() > 0) || tp.rows_q.size() != dof ||
+      std::memcmp(tp.rows_q.data(), d.q.data(), dof * sizeof(double)) != 0)
+    return false;
+  // J's layout must be the model's (one group a rod, a block per moving end).
+  BlockJacobian& J = ws.J;
+  const int nr = static_cast<int>(tp.C.size());
+  if (J.rows() != nr || J.cols() != d.dof() || J.groups().size() != tp.nodes.size()) return false;
+  for (const TreeProjection::Node& n : tp.nodes) {
+    const BlockJacobian::Group& g = J.groups()[static_cast<std::size_t>(n.constraint)];
+    int k = g.first_block;
+    for (const TreeProjection::End& end : n.end)
+      if (end.moves && (k >= g.first_block + g.blocks || J.block(k).col != end.offset || J.block(k++).cols != end.dof)) return false;
+    if (g.row != n.row || g.rows != n.rows || k != g.first_block + g.blocks) return false;
+  }
+  for (Eigen::VectorXd* v : {&ws.C, &ws.Cdot, &ws.jdot_qdot, &ws.c_tt, &ws.lo, &ws.hi, &ws.soft_omega, &ws.soft_zeta}) v->resize(nr);
+  for (std::vector<char>* v : {&ws.velocity_row, &ws.unilateral_row, &ws.contact_row}) v->resize(static_cast<std::size_t>(nr));
+  double* values = J.mutable_values();
+  for (const TreeProjection::Node& n : tp.nodes) {
+    const int row = n.row;  // one row: a rod's or a rope's
+    const auto r = static_cast<std::size_t>(row);
+    double cdot = 0.0;
+    int k = J.groups()[static_cast<std::size_t>(n.constraint)].first_block;
+    for (const TreeProjection::End& end : n.end) {
+      if (end.body < 0) continue;
+      const double* j = tp.J.data() + end.values;
+      for (int x = 0; x < end.dof; ++x) cdot += j[x] * d.v[end.offset + x];  // a fixed or kinematic end too
+      if (end.moves) std::copy_n(j, end.dof, values + J.block(k++).values);
+    }
+    ws.C[row] = tp.C[r];
+    ws.Cdot[row] = cdot;
+    ws.jdot_qdot[row] = ws.c_tt[row] = 0.0;
+    ws.lo[row] = tp.lo[r];
+    ws.hi[row] = tp.hi[r];
+    ws.soft_omega[row] = ws.soft_zeta[row] = 0.0;
+    ws.velocity_row[r] = 0;
+    ws.unilateral_row[r] = n.rope;
+    ws.contact_row[r] = ContactRows::none;
+  }
+  remember_rows(m, ws, t, d.q, d.v);
   return true;
 }
 

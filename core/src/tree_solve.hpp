@@ -13,6 +13,7 @@
 namespace linkage {
 
 struct WorldModel;
+struct WorldData;
 struct Workspace;
 
 // Solves into ws.lambda as solve_system would, when the tree path applies
@@ -22,5 +23,14 @@ struct Workspace;
 // `residual`: measure |r − Kλ| / |r| (else NaN). False, with ws.lambda and
 // the counters unchanged, when it does not apply.
 bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats& stats);
+
+// RATTLE's rows at (t, d.q, d.v) without the generic evaluation, for a
+// model of rods and ropes alone in the impulse family: C and J are the
+// tree projection's last evaluation's when it ended at d.q (its rods
+// written out), Ċ = J q̇, and J̇q̇ is left out (the impulse family does not
+// read it). Into the workspace as evaluate_rows writes them, remembered
+// for the step's measure and the next step to reuse. False, with nothing
+// changed, when it does not apply.
+bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, double t);
 
 }  // namespace linkage

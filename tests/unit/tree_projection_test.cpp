@@ -435,6 +435,44 @@ TEST(TreeVelocitySolves, AgreeOnAChainOfParticles) {
   EXPECT_EQ(expect_velocity_paths_agree(s), 3);
 }
 
+// RATTLE after a projection on the tree, on a chain of rods and a rope
+// between particles and a bar: its rows are the projection's last
+// evaluation's (J̇q̇ left out), and they, and the velocities RATTLE leaves,
+// are the general evaluation's (C, Ċ, J to 1e-12, v to 1e-10).
+TEST(TreeVelocitySolves, RattleReadsTheProjectionsRows) {
+  Scene s = chain_of_particles();
+  const int bar = s.body(BodyKind::rigid, Vec3(4.5, -0.3, 0), 0.3, 2.0);
+  s.add(RopeDef{.anchor_b = Vec3(-0.2, 0.1, 0)}, static_cast<int>(s.m.bodies.size()) - 2, bar);
+  s.perturb(26, 0.01);
+  randomize_velocities(s, 26);
+  const WorldModel& m = s.m;
+  const double h = m.settings.dt;
+  WorldData d = s.d;
+  Workspace ws;
+  update_inverse_masses(m, d, ws);
+  begin_constraint_forces(m, d, ws);
+  remember_substep_lambda(ws);
+  evaluate_constraints(m, d, ws, 0.0, d.q, d.v);  // J's layout, as a step's start leaves it
+  EXPECT_GT(project_positions(m, d, ws, h, h).iterations, 0);
+  WorldData general = d;  // the projected state, for the general evaluation
+  Workspace wg;
+  wg.tree.enabled = false;
+  update_inverse_masses(m, general, wg);
+  begin_constraint_forces(m, general, wg);
+  remember_substep_lambda(wg);
+  project_velocities(m, d, ws, h, h);
+  project_velocities(m, general, wg, h, h);
+  EXPECT_EQ(ws.jdot_qdot.cwiseAbs().maxCoeff(), 0.0);  // the tree's rows
+  EXPECT_GT(wg.jdot_qdot.cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_LT((ws.C - wg.C).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT((ws.Cdot - wg.Cdot).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_EQ(ws.unilateral_row, wg.unilateral_row);
+  EXPECT_EQ(ws.J.value_count(), wg.J.value_count());
+  for (std::size_t i = 0; i < ws.J.value_count(); ++i) EXPECT_NEAR(ws.J.values()[i], wg.J.values()[i], 1e-12) << i;
+  EXPECT_LT((d.v - general.v).cwiseAbs().maxCoeff(), 1e-10 * general.v.cwiseAbs().maxCoeff());
+  EXPECT_LT((ws.lambda - wg.lambda).cwiseAbs().maxCoeff(), 1e-8 * wg.lambda.cwiseAbs().maxCoeff());
+}
+
 // The soft rod is softened in the velocity solves (compliance on K's
 // diagonal: the general path's) and held in RATTLE (the tree's).
 TEST(TreeVelocitySolves, AgreeOnABranchingTreeOfRigidBodies) {
