@@ -345,9 +345,9 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
                                const LineSearch& search, ProjectionOutcome& out) {
   const WorldSettings& s = m.settings;
   TreeProjection& tp = ws.tree;
+  tp.rows_q.clear();  // RATTLE reads only the rows of this projection
   if (s.projection != Projection::nearest || !tree_applies(m, ws)) return false;
   tp.factored = false;  // its evaluations rewrite tp.J, its factorizations the elimination
-  tp.rows_q.clear();
 
   out = ProjectionOutcome{};
   ws.rows_valid = false;  // the workspace's rows are not this path's: evaluate_rows starts afresh

@@ -12,8 +12,10 @@
 namespace linkage {
 namespace {
 
-// Copies J's blocks on moving bodies (the evaluation's, in ws.J) into the tree's.
+// Copies J's blocks on moving bodies (the evaluation's, in ws.J) into the
+// tree's, which then no longer hold the projection's rows.
 void copy_blocks(const BlockJacobian& J, TreeProjection& tp) {
+  tp.rows_q.clear();
   for (const TreeProjection::Node& n : tp.nodes) {
     int k = J.groups()[static_cast<std::size_t>(n.constraint)].first_block;
     for (const TreeProjection::End& end : n.end) {
