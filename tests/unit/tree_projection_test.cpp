@@ -293,45 +293,56 @@ TEST(TreeProjection, AgreesWhereARopesBoundHolds) {
 }
 
 // Bit-identical runs for a given thread count on the tree path: two runs of
-// a falling chain of bars with a motor and a rope, and a saved world
-// restored and continued, give the same state hashes.
+// a falling chain of bars with a motor and a rope (or of particles on rods
+// and a rope), and a saved world restored and continued, give the same
+// state hashes.
 TEST(TreeProjection, RunsAreBitIdenticalForEachThreadCount) {
-  for (int threads : {1, 2}) {
-    auto build = [threads] {
-      WorldSettings s = with_preset(Preset::exact);
-      s.threads = threads;
-      World w = World::create(s).value();
-      BodyId prev{};
-      for (int i = 0; i < 40; ++i) {
-        const BodyId link = w.add_body({.kind = BodyKind::rigid, .position = Vec3(0.05 + 0.1 * i, 0, 0), .mass = 0.1,
-                                        .inertia = 1e-4}).value();
-        w.add_constraint(PinDef{.a = prev, .b = link, .anchor_a = Vec3(prev.is_null() ? 0.0 : 0.05, 0, 0),
-                                .anchor_b = Vec3(-0.05, 0, 0)}).value();
-        if (i == 1) w.add_constraint(MotorDef{.a = prev, .b = link, .speed = 2.0, .max_force = 5.0}).value();
-        prev = link;
-      }
-      const BodyId bob = w.add_body({.position = Vec3(4.0, -0.5, 0), .mass = 0.5}).value();
-      w.add_constraint(RopeDef{.a = prev, .b = bob, .anchor_a = Vec3(0.05, 0, 0), .max_length = 0.6}).value();
-      return w;
-    };
-    auto run = [](World& w, int steps) {
-      std::vector<std::uint64_t> hashes;
-      for (int i = 0; i < steps; ++i) {
-        EXPECT_FALSE(w.step().projection_capped);
-        hashes.push_back(w.state_hash());
-      }
-      return hashes;
-    };
-    World a = build(), b = build();
-    run(a, 10);
-    run(b, 10);
-    const WorldState saved = a.save();
-    const std::vector<std::uint64_t> expected = run(a, 10);
-    EXPECT_EQ(run(b, 10), expected) << threads << " threads";
-    World c = build();
-    c.restore(saved);
-    EXPECT_EQ(run(c, 10), expected) << threads << " threads, restored";
-  }
+  for (int threads : {1, 2})
+    for (bool rods : {false, true}) {
+      // Bars pinned in a chain with a motor and a rope, or particles on rods
+      // ending in a rope (RATTLE's rows then are the projection's).
+      auto build = [threads, rods] {
+        WorldSettings s = with_preset(Preset::exact);
+        s.threads = threads;
+        World w = World::create(s).value();
+        BodyId prev{};
+        for (int i = 0; i < 40; ++i) {
+          if (rods) {
+            const BodyId p = w.add_body({.position = Vec3(0.1 * (i + 1), 0, 0), .mass = 0.1}).value();
+            w.add_constraint(DistanceDef{.a = prev, .b = p}).value();
+            prev = p;
+            continue;
+          }
+          const BodyId link = w.add_body({.kind = BodyKind::rigid, .position = Vec3(0.05 + 0.1 * i, 0, 0), .mass = 0.1,
+                                          .inertia = 1e-4}).value();
+          w.add_constraint(PinDef{.a = prev, .b = link, .anchor_a = Vec3(prev.is_null() ? 0.0 : 0.05, 0, 0),
+                                  .anchor_b = Vec3(-0.05, 0, 0)}).value();
+          if (i == 1) w.add_constraint(MotorDef{.a = prev, .b = link, .speed = 2.0, .max_force = 5.0}).value();
+          prev = link;
+        }
+        const BodyId bob = w.add_body({.position = Vec3(4.0, -0.5, 0), .mass = 0.5}).value();
+        w.add_constraint(RopeDef{.a = prev, .b = bob, .anchor_a = Vec3(rods ? 0.0 : 0.05, 0, 0), .max_length = 0.6}).value();
+        return w;
+      };
+      auto run = [](World& w, int steps) {
+        std::vector<std::uint64_t> hashes;
+        for (int i = 0; i < steps; ++i) {
+          EXPECT_FALSE(w.step().projection_capped);
+          hashes.push_back(w.state_hash());
+        }
+        return hashes;
+      };
+      SCOPED_TRACE(rods ? "rods" : "bars");
+      World a = build(), b = build();
+      run(a, 10);
+      run(b, 10);
+      const WorldState saved = a.save();
+      const std::vector<std::uint64_t> expected = run(a, 10);
+      EXPECT_EQ(run(b, 10), expected) << threads << " threads";
+      World c = build();
+      c.restore(saved);
+      EXPECT_EQ(run(c, 10), expected) << threads << " threads, restored";
+    }
 }
 
 // The velocity-level solves from the same state: the velocity solve
