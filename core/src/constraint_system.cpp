@@ -6,8 +6,11 @@
 #include <cmath>
 #include <cstring>
 #include <numbers>
+#include <variant>
 
 #include "body_view.hpp"
+#include "constraints/parts.hpp"
+#include "constraints/pin_rows.hpp"
 
 namespace linkage {
 
@@ -46,11 +49,13 @@ bool same_blocks(const BlockJacobian& J, int group, const std::array<int, 4>& l)
   return k == g.first_block + g.blocks;
 }
 
-void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int row) {
+bool moves(const WorldModel& m, int body) {
+  return body >= 0 && m.bodies[static_cast<std::size_t>(body)].motion == Motion::dynamic;
+}
+
+// What a constraint's rows are besides their values: bounds, kind, softness.
+void copy_row_kinds(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int row) {
   for (int r = 0; r < c.rows; ++r) {
-    ws.C[row + r] = rows.C[r];
-    ws.Cdot[row + r] = rows.Cdot[r];
-    ws.jdot_qdot[row + r] = rows.jdot_qdot[r];
     ws.c_tt[row + r] = rows.c_tt[r];
     ws.lo[row + r] = rows.lo[r];
     ws.hi[row + r] = rows.hi[r];
@@ -60,6 +65,25 @@ void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int r
     ws.soft_zeta[row + r] = c.softness.damping_ratio;
     ws.contact_row[static_cast<std::size_t>(row + r)] = ContactRows::none;
   }
+}
+
+void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int row) {
+  for (int r = 0; r < c.rows; ++r) {
+    ws.C[row + r] = rows.C[r];
+    ws.Cdot[row + r] = rows.Cdot[r];
+    ws.jdot_qdot[row + r] = rows.jdot_qdot[r];
+  }
+  copy_row_kinds(ws, c, rows, row);
+}
+
+// An equality's rows (a pin's): unbounded, position-level, time-independent.
+const Rows& equality_rows() {
+  static const Rows rows = [] {
+    Rows r;
+    set_equality(r, Rows::kMax);
+    return r;
+  }();
+  return rows;
 }
 
 void copy_contact_rows(Workspace& ws, int group, const Rows& rows, int row) {
@@ -182,6 +206,18 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
       for (int i = first; i < last; ++i) {
         const ConstraintRecord& c = m.constraints[static_cast<std::size_t>(i)];
         const BlockJacobian::Group& g = ws.J.groups()[static_cast<std::size_t>(i)];
+        const PinDef* pin = dim == 2 ? std::get_if<PinDef>(&c.def) : nullptr;
+        if (pin) {
+          // J's blocks follow the ends that move, a's first (layout_of).
+          double* block[2] = {nullptr, nullptr};
+          int k = g.first_block;
+          if (moves(m, c.body_a)) block[0] = values + ws.J.block(k++).values;
+          if (moves(m, c.body_b)) block[1] = values + ws.J.block(k).values;
+          write_pin_rows_2d(*pin, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot),
+                            {&ws.C[g.row], &ws.Cdot[g.row], &ws.jdot_qdot[g.row], block[0], block[1]});
+          copy_row_kinds(ws, c, equality_rows(), g.row);
+          continue;
+        }
         Rows rows;
         evaluate_constraint(c.def, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot), t, dim, rows);
         copy_rows(ws, c, rows, g.row);
@@ -402,14 +438,6 @@ void add_reaction(Reaction& out, const double* generalized, bool rigid, int dof)
     for (int i = 0; i < dof; ++i) out.force[i] += generalized[i];
   }
 }
-
-namespace {
-
-bool moves(const WorldModel& m, int body) {
-  return body >= 0 && m.bodies[static_cast<std::size_t>(body)].motion == Motion::dynamic;
-}
-
-}  // namespace
 
 void begin_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) {
   int rows = 0, blocks = 0;

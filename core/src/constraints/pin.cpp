@@ -2,6 +2,7 @@
 //   Ċ = ḋ,   J = [−J_pa | J_pb],   J̇q̇ = bias_b − bias_a.   One row per axis.
 #include "checks.hpp"
 #include "parts.hpp"
+#include "pin_rows.hpp"
 
 namespace linkage {
 
@@ -26,6 +27,58 @@ void evaluate(const PinDef& c, const BodyView& a, const BodyView& b, double, int
     out.jdot_qdot[r] = s.bias[r];
     set_separation_row(out, r, s, Vec3::Unit(r));
   }
+}
+
+namespace {
+
+// One end's anchor in 2D (parts.hpp's anchor, written out): its point,
+// velocity, J̇q̇ and lever arm.
+struct End2d {
+  double p[2], pdot[2], bias[2], s[2];
+};
+
+End2d end_2d(const BodyView& b, const Vec3& local) {
+  End2d e{{local.x(), local.y()}, {0.0, 0.0}, {0.0, 0.0}, {local.x(), local.y()}};
+  if (!b.exists) return e;
+  if (b.rigid) {
+    e.s[0] = b.cos * local.x() - b.sin * local.y();
+    e.s[1] = b.sin * local.x() + b.cos * local.y();
+    e.pdot[0] = b.v.x() + b.omega * -e.s[1];
+    e.pdot[1] = b.v.y() + b.omega * e.s[0];
+    const double w2 = -b.omega * b.omega;
+    e.bias[0] = w2 * e.s[0];
+    e.bias[1] = w2 * e.s[1];
+  } else {
+    e.pdot[0] = b.v.x();
+    e.pdot[1] = b.v.y();
+  }
+  e.p[0] = b.x.x() + e.s[0];
+  e.p[1] = b.x.y() + e.s[1];
+  return e;
+}
+
+// Rows (1, 0[, −s_y]) and (0, 1[, s_x]) of J_p, times `sign`.
+void write_block(double* out, const BodyView& b, const End2d& e, double sign) {
+  if (b.rigid) {
+    const double block[6] = {sign, 0.0, sign * -e.s[1], 0.0, sign, sign * e.s[0]};
+    for (int i = 0; i < 6; ++i) out[i] = block[i];
+  } else {
+    const double block[4] = {sign, 0.0, 0.0, sign};
+    for (int i = 0; i < 4; ++i) out[i] = block[i];
+  }
+}
+
+}  // namespace
+
+void write_pin_rows_2d(const PinDef& c, const BodyView& a, const BodyView& b, const PinRowsOut& out) {
+  const End2d ea = end_2d(a, c.anchor_a), eb = end_2d(b, c.anchor_b);
+  for (int r = 0; r < 2; ++r) {
+    out.C[r] = eb.p[r] - ea.p[r];
+    out.Cdot[r] = eb.pdot[r] - ea.pdot[r];
+    out.jdot_qdot[r] = eb.bias[r] - ea.bias[r];
+  }
+  if (out.Ja) write_block(out.Ja, a, ea, -1.0);
+  if (out.Jb) write_block(out.Jb, b, eb, 1.0);
 }
 
 }  // namespace linkage
