@@ -80,6 +80,9 @@ void analyse(const WorldModel& m, TreeProjection& tp) {
   }
   tp.rods_only = tp.nodes.size() == m.constraints.size() &&
                  std::all_of(tp.nodes.begin(), tp.nodes.end(), [](const TreeProjection::Node& n) { return n.rod; });
+  tp.particle_rods = std::all_of(tp.nodes.begin(), tp.nodes.end(), [](const TreeProjection::Node& n) {
+    return n.rod && !n.end[0].rigid && !n.end[1].rigid;
+  });
   tp.applies = tp.elimination.analyse(bodies, nodes);
   if (!tp.applies) return;
   tp.J.assign(static_cast<std::size_t>(values), 0.0);
@@ -174,6 +177,41 @@ void evaluate_node(const WorldModel& m, const WorldData& d, TreeProjection& tp, 
   }
 }
 
+// evaluate's rows after the first evaluation when every node is a rod or a
+// rope between particles and the world (chains, ropes, the cloths): the
+// same C, J and −C in one short loop, without the rows' bounds and kinds
+// (read at the first evaluation) and the rigid bodies' lever arms. A short
+// loop body lets the processor overlap many rods' square roots and
+// divisions, which a chain's iterations wait on.
+void evaluate_particle_rods(const WorldModel& m, TreeProjection& tp, const Eigen::VectorXd& q) {
+  const bool three = m.settings.dimension == 3;
+  const double* x = q.data();
+  double* J = tp.J.data();
+  for (const TreeProjection::Node& n : tp.nodes) {
+    Vec3 p[2];
+    for (int e = 0; e < 2; ++e) {
+      const TreeProjection::End& end = n.end[e];
+      p[e] = n.anchor[e];
+      if (end.body >= 0) p[e] += Vec3(x[end.offset], x[end.offset + 1], three ? x[end.offset + 2] : 0.0);
+    }
+    const Vec3 d = p[1] - p[0];
+    const double len = d.norm();
+    const Vec3 g = len > 1e-12 ? Vec3(d * (1.0 / len)) : Vec3::UnitX();  // as evaluate_rod
+    const std::size_t row = static_cast<std::size_t>(n.row);
+    tp.C[row] = len - n.length;
+    tp.y[row] = tp.held[row] ? 0.0 : -tp.C[row];
+    for (int e = 0; e < 2; ++e) {
+      const TreeProjection::End& end = n.end[e];
+      if (end.body < 0) continue;
+      const double sign = e == 0 ? -1.0 : 1.0;
+      double* to = J + end.values;
+      to[0] = sign * g.x();
+      to[1] = sign * g.y();
+      if (end.dof == 3) to[2] = sign * g.z();
+    }
+  }
+}
+
 // Every node's rows at (t, q): C, J's blocks and the right-hand side −C
 // (tp.y; 0 on held rows). The first evaluation
 // (`first`) also reads the bounds, measures diag(K) for the dependent-row
@@ -183,6 +221,10 @@ void evaluate_node(const WorldModel& m, const WorldData& d, TreeProjection& tp, 
 // and motors free to slip; a motor's C is its target, 0.
 void evaluate(const WorldModel& m, const WorldData& d, const Workspace& ws, TreeProjection& tp, double t,
               const Eigen::VectorXd& q, bool first) {
+  if (!first && tp.particle_rods) {
+    evaluate_particle_rods(m, tp, q);
+    return;
+  }
   if (tp.rigid) {
     tp.rotation.resize(m.bodies.size());
     for (std::size_t i = 0; i < m.bodies.size(); ++i) {

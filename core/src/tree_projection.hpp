@@ -54,6 +54,7 @@ struct TreeProjection {
   bool bounded = false;         // some row of the projection under way has a bound on λ
   bool rigid = false;           // some body turns (its cos, sin are worked out once an evaluation)
   bool rods_only = false;       // every constraint of the model is a rod or a rope node
+  bool particle_rods = false;   // every node is a rod or a rope between particles and the world
   std::vector<Node> nodes;      // constraints with a moving body, not soft, in model order
   TreeElimination elimination;
 

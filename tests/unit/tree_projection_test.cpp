@@ -96,12 +96,15 @@ struct Outcome {
   bool general = false;  // the general path's direct solver factored (a fresh workspace's path is none)
 };
 
-Outcome project(const Scene& s, bool tree) {
+// `particle_rods` false: the tree path evaluates rods and ropes between
+// particles as it evaluates any rod (its short loop for them is off).
+Outcome project(const Scene& s, bool tree, bool particle_rods = true) {
   const WorldModel& m = s.m;
   WorldData d = s.d;
   Workspace ws;
   ws.tree.enabled = tree;
   update_inverse_masses(m, d, ws);
+  if (!particle_rods && tree_applies(m, ws)) ws.tree.particle_rods = false;
   begin_constraint_forces(m, d, ws);
   ws.motor_free.assign(static_cast<std::size_t>(s.first_row(static_cast<int>(m.constraints.size()))), 0);
   for (int r : s.free_motor_rows) ws.motor_free[static_cast<std::size_t>(r)] = 1;
@@ -170,6 +173,34 @@ TEST(TreeProjection, AgreesOnAChainOfParticles) {
   Scene s = chain_of_particles();
   s.perturb(1, 0.01);
   expect_paths_agree(s);
+}
+
+// The tree path's short loop for rods and ropes between particles (and the
+// world) gives bit for bit what its evaluation of any rod gives, on a chain
+// with a taut rope at its end.
+TEST(TreeProjection, EvaluatesRodsBetweenParticlesAsAnyRod) {
+  Scene s = chain_of_particles();
+  const int bob = s.body(BodyKind::particle, Vec3(4.1, -0.5, 0.0), 0.0, 0.5);
+  s.add(RopeDef{.max_length = 0.5}, bob - 1, bob);
+  s.perturb(2, 0.01);
+  s.d.q[s.m.bodies.back().offset + 1] -= 0.02;  // the rope stretched: it pulls
+  Workspace ws;
+  update_inverse_masses(s.m, s.d, ws);
+  ASSERT_TRUE(tree_applies(s.m, ws));
+  EXPECT_TRUE(ws.tree.particle_rods);
+  const Outcome short_loop = project(s, true);
+  const Outcome any_rod = project(s, true, false);
+  EXPECT_TRUE(short_loop.tree);
+  EXPECT_GT(short_loop.projection.iterations, 1);
+  EXPECT_EQ(short_loop.projection.iterations, any_rod.projection.iterations);
+  EXPECT_EQ(short_loop.projection.error, any_rod.projection.error);
+  EXPECT_EQ(std::memcmp(short_loop.q.data(), any_rod.q.data(), sizeof(double) * short_loop.q.size()), 0);
+  EXPECT_EQ(std::memcmp(short_loop.v.data(), any_rod.v.data(), sizeof(double) * short_loop.v.size()), 0);
+  for (std::size_t i = 0; i < short_loop.constraints.size(); ++i) {
+    EXPECT_EQ(short_loop.constraints[i].lambda, any_rod.constraints[i].lambda) << "constraint " << i;
+    EXPECT_EQ(short_loop.constraints[i].on_a.force, any_rod.constraints[i].on_a.force) << "constraint " << i;
+  }
+  EXPECT_LT(short_loop.constraints.back().lambda[0], 0.0);  // the rope pulls
 }
 
 // A bar pinned to the world, three children on its end (one welded, one
