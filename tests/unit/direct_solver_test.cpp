@@ -12,6 +12,7 @@
 
 #include <Eigen/Dense>
 
+#include "bit_identical.hpp"
 #include "linkage/scenes/build.hpp"
 #include "linkage/scenes/measure.hpp"
 #include "scenes.hpp"
@@ -365,22 +366,7 @@ TEST(DirectSolver, RunsAreBitIdenticalForEachThreadCount) {
       scenes::SceneWorld cloth = scenes::build_world(scenes::cloth_slack(24), s).value();
       return std::move(cloth.world);
     };
-    auto run = [](World& w, int steps) {
-      std::vector<std::uint64_t> hashes;
-      for (int i = 0; i < steps; ++i) {
-        w.step();
-        hashes.push_back(w.state_hash());
-      }
-      return hashes;
-    };
-    World a = build(), b = build();
-    run(a, 8);
-    run(b, 8);
-    const WorldState saved = a.save();
-    const std::vector<std::uint64_t> expected = run(a, 8);
-    EXPECT_EQ(run(b, 8), expected) << threads << " threads";
-    World c = build();
-    c.restore(saved);
-    EXPECT_EQ(run(c, 8), expected) << threads << " threads, restored";
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    test::expect_bit_identical(build, 8);
   }
 }

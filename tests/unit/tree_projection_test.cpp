@@ -12,10 +12,12 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <Eigen/Dense>
 
+#include "bit_identical.hpp"
 #include "body_view.hpp"
 #include "constraint_system.hpp"
 #include "dynamics.hpp"
@@ -355,24 +357,8 @@ TEST(TreeProjection, RunsAreBitIdenticalForEachThreadCount) {
         w.add_constraint(RopeDef{.a = prev, .b = bob, .anchor_a = Vec3(rods ? 0.0 : 0.05, 0, 0), .max_length = 0.6}).value();
         return w;
       };
-      auto run = [](World& w, int steps) {
-        std::vector<std::uint64_t> hashes;
-        for (int i = 0; i < steps; ++i) {
-          EXPECT_FALSE(w.step().projection_capped);
-          hashes.push_back(w.state_hash());
-        }
-        return hashes;
-      };
-      SCOPED_TRACE(rods ? "rods" : "bars");
-      World a = build(), b = build();
-      run(a, 10);
-      run(b, 10);
-      const WorldState saved = a.save();
-      const std::vector<std::uint64_t> expected = run(a, 10);
-      EXPECT_EQ(run(b, 10), expected) << threads << " threads";
-      World c = build();
-      c.restore(saved);
-      EXPECT_EQ(run(c, 10), expected) << threads << " threads, restored";
+      SCOPED_TRACE(std::string(rods ? "rods, " : "bars, ") + std::to_string(threads) + " threads");
+      test::expect_bit_identical(build, 10, [](const StepDiagnostics& d) { EXPECT_FALSE(d.projection_capped); });
     }
 }
 
