@@ -57,6 +57,13 @@ const std::map<std::string, double> kMaxError = {
     {"springs_vs_rods", 1e-9},   // projected (1.0e-10)
 };
 
+// The deepest overlap of the last step's contacts (m, ≥ 0).
+double deepest_overlap(const World& w) {
+  double d = 0.0;
+  for (const ContactInfo& c : w.contacts()) d = std::min(d, c.separation);
+  return -d;
+}
+
 bool finite_state(const World& w) {
   for (BodyId id : w.bodies()) {
     const BodyInfo b = w.body(id).value();
@@ -103,7 +110,7 @@ TEST_P(SceneFile, LoadsAndRunsTenSeconds) {
     worst = std::max(worst, d.max_error);
     worst_rate = std::max(worst_rate, d.max_error_rate);
     rank_deficient = std::max(rank_deficient, d.rank_deficiency);
-    for (const ContactInfo& c : w.contacts()) deepest = std::max(deepest, -c.separation);
+    deepest = std::max(deepest, deepest_overlap(w));
     ASSERT_TRUE(std::isfinite(d.max_error) && std::isfinite(d.total_energy())) << "step " << i;
   }
   EXPECT_TRUE(finite_state(w));
@@ -158,12 +165,7 @@ struct ContactScene {
     EXPECT_TRUE(world.settings().contacts);
   }
   BodyInfo body(const std::string& name) const { return world.body(names.find_body(name).value()).value(); }
-  // The deepest overlap of the last step's contacts (m, ≥ 0).
-  double deepest() const {
-    double d = 0.0;
-    for (const ContactInfo& c : world.contacts()) d = std::min(d, c.separation);
-    return -d;
-  }
+  double deepest() const { return deepest_overlap(world); }
   World world = World::create().value();
   Names names;
 };
