@@ -13,6 +13,9 @@ namespace {
 // triangular solve and a rank-p update through Eigen's dense kernels); the
 // many small ones by scalar loops.
 constexpr int kBlockedPivots = 8;
+// How many subtrees the split between threads opens, at most, looking for
+// the best balance (each opening moves one front to the top).
+constexpr int kSplitOpenings = 64;
 
 }  // namespace
 
@@ -58,11 +61,15 @@ const MultifrontalLdlt::Split& MultifrontalLdlt::split_for(int parts) {
   const int n = static_cast<int>(plan_.supers.size());
   // Each subtree's work, and its first supernode (post-order: a subtree is
   // the range [first, root]).
+  auto own = [&](int s) {
+    const FrontPlan::Super& f = plan_.supers[static_cast<std::size_t>(s)];
+    return 64.0 + static_cast<double>(f.pivots) * f.size * f.size;
+  };
   std::vector<double> work(static_cast<std::size_t>(n));
   std::vector<int> first(static_cast<std::size_t>(n));
   for (int s = 0; s < n; ++s) {
     const FrontPlan::Super& f = plan_.supers[static_cast<std::size_t>(s)];
-    double w = 64.0 + static_cast<double>(f.pivots) * f.size * f.size;
+    double w = own(s);
     first[static_cast<std::size_t>(s)] = s;
     for (int x = f.children; x < f.children + f.child_count; ++x) {
       const int c = plan_.children[static_cast<std::size_t>(x)];
@@ -71,36 +78,48 @@ const MultifrontalLdlt::Split& MultifrontalLdlt::split_for(int parts) {
     }
     work[static_cast<std::size_t>(s)] = w;
   }
-  // Open the heaviest subtree (its root goes to the top) until there are
-  // enough subtrees and none is more than a part's share.
+  // Open the heaviest subtree (its root goes to the top, factored by one
+  // thread, its children become subtrees) again and again, and keep the
+  // opening whose time is least: the heaviest part, each subtree given to the
+  // least loaded part (heaviest first), plus the top. Opening more balances
+  // the parts better and puts more into the top.
+  auto heavier = [&](int a, int b) {
+    return work[static_cast<std::size_t>(a)] != work[static_cast<std::size_t>(b)] ? work[static_cast<std::size_t>(a)] > work[static_cast<std::size_t>(b)] : a < b;
+  };
+  auto assign = [&](std::vector<int>& open, std::vector<std::vector<std::pair<int, int>>>* ranges) {
+    std::sort(open.begin(), open.end(), heavier);
+    std::vector<double> load(static_cast<std::size_t>(parts), 0.0);
+    for (int s : open) {
+      const std::size_t p = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+      load[p] += work[static_cast<std::size_t>(s)];
+      if (ranges) (*ranges)[p].push_back({first[static_cast<std::size_t>(s)], s});
+    }
+    return *std::max_element(load.begin(), load.end());
+  };
   std::vector<int> open;
   for (int s = 0; s < n; ++s)
     if (plan_.supers[static_cast<std::size_t>(s)].parent < 0) open.push_back(s);
-  for (;;) {
-    double total = 0.0;
-    int heaviest = -1;
-    for (int s : open) {
-      total += work[static_cast<std::size_t>(s)];
-      if (heaviest < 0 || work[static_cast<std::size_t>(s)] > work[static_cast<std::size_t>(heaviest)]) heaviest = s;
-    }
-    const FrontPlan::Super& h = plan_.supers[static_cast<std::size_t>(heaviest < 0 ? 0 : heaviest)];
-    if (heaviest < 0 || h.child_count == 0) break;
-    if (static_cast<int>(open.size()) >= parts && work[static_cast<std::size_t>(heaviest)] <= total / parts) break;
-    open.erase(std::find(open.begin(), open.end(), heaviest));
-    sp.top.push_back(heaviest);
+  std::vector<int> top, best_open = open;
+  double top_work = 0.0, best = assign(open, nullptr);
+  std::size_t best_top = 0;
+  for (int opened = 0; opened < kSplitOpenings && !open.empty(); ++opened) {
+    const int heaviest = open.front();  // `assign` sorted them
+    const FrontPlan::Super& h = plan_.supers[static_cast<std::size_t>(heaviest)];
+    if (h.child_count == 0) break;
+    open.erase(open.begin());
+    top.push_back(heaviest);
+    top_work += own(heaviest);
     for (int x = h.children; x < h.children + h.child_count; ++x) open.push_back(plan_.children[static_cast<std::size_t>(x)]);
+    const double time = assign(open, nullptr) + top_work;
+    if (time < best) {
+      best = time;
+      best_open = open;
+      best_top = top.size();
+    }
   }
-  // Heaviest subtrees first, each to the least loaded part.
-  std::sort(open.begin(), open.end(), [&](int a, int b) {
-    return work[static_cast<std::size_t>(a)] != work[static_cast<std::size_t>(b)] ? work[static_cast<std::size_t>(a)] > work[static_cast<std::size_t>(b)] : a < b;
-  });
+  sp.top.assign(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(best_top));
   sp.ranges.assign(static_cast<std::size_t>(parts), {});
-  std::vector<double> load(static_cast<std::size_t>(parts), 0.0);
-  for (int s : open) {
-    const std::size_t p = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-    load[p] += work[static_cast<std::size_t>(s)];
-    sp.ranges[p].push_back({first[static_cast<std::size_t>(s)], s});
-  }
+  assign(best_open, &sp.ranges);
   sp.owner.assign(plan_.perm.size(), -1);
   for (int p = 0; p < parts; ++p) {
     std::sort(sp.ranges[static_cast<std::size_t>(p)].begin(), sp.ranges[static_cast<std::size_t>(p)].end());
@@ -273,6 +292,8 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
 
 namespace {
 
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
 // Forward substitution through front s (L z = b, then D⁻¹ z on its pivots):
 // the pivots' triangle, then each update row's dot product with them,
 // handed to `update` (the vector of its part, or the top's). P is the
@@ -288,13 +309,23 @@ void forward_front(const FrontPlan& plan, const std::vector<double>& panels, con
   double* z = P > 0 ? local : y + s.first;
   if constexpr (P > 0)
     for (int c = 0; c < P; ++c) z[c] = y[s.first + c];
-  for (int c = 0; c < p; ++c)
-    for (int r = c + 1; r < p; ++r) z[r] -= l11[c * p + r] * z[c];
-  for (int r = 0; r < u; ++r) {
-    const double* row = l21 + r * p;
-    double t = 0.0;
-    for (int c = 0; c < p; ++c) t += row[c] * z[c];
-    update(index[r], t);
+  if constexpr (P > 0) {
+    for (int c = 0; c < p; ++c)
+      for (int r = c + 1; r < p; ++r) z[r] -= l11[c * p + r] * z[c];
+    for (int r = 0; r < u; ++r) {
+      const double* row = l21 + r * p;
+      double t = 0.0;
+      for (int c = 0; c < p; ++c) t += row[c] * z[c];
+      update(index[r], t);
+    }
+  } else {
+    // Larger fronts through Eigen's vectorised triangular solve and product.
+    Eigen::Map<Eigen::VectorXd> zv(z, p);
+    Eigen::Map<const Eigen::MatrixXd>(l11, p, p).triangularView<Eigen::UnitLower>().solveInPlace(zv);
+    thread_local Eigen::VectorXd t;
+    t.resize(u);
+    t.noalias() = Eigen::Map<const RowMatrix>(l21, u, p) * zv;
+    for (int r = 0; r < u; ++r) update(index[r], t[r]);
   }
   for (int c = 0; c < p; ++c) y[s.first + c] = z[c] * inverse[s.first + c];
 }
@@ -312,13 +343,22 @@ void backward_front(const FrontPlan& plan, const std::vector<double>& panels, in
   double* x = P > 0 ? local : y + s.first;
   if constexpr (P > 0)
     for (int c = 0; c < P; ++c) x[c] = y[s.first + c];
-  for (int r = 0; r < u; ++r) {
-    const double* row = l21 + r * p;
-    const double xr = y[index[r]];
-    for (int c = 0; c < p; ++c) x[c] -= row[c] * xr;
+  if constexpr (P > 0) {
+    for (int r = 0; r < u; ++r) {
+      const double* row = l21 + r * p;
+      const double xr = y[index[r]];
+      for (int c = 0; c < p; ++c) x[c] -= row[c] * xr;
+    }
+    for (int c = p - 1; c >= 0; --c)
+      for (int r = c + 1; r < p; ++r) x[c] -= l11[c * p + r] * x[r];
+  } else {
+    thread_local Eigen::VectorXd t;
+    t.resize(u);
+    for (int r = 0; r < u; ++r) t[r] = y[index[r]];
+    Eigen::Map<Eigen::VectorXd> xv(x, p);
+    xv.noalias() -= Eigen::Map<const RowMatrix>(l21, u, p).transpose() * t;
+    Eigen::Map<const Eigen::MatrixXd>(l11, p, p).transpose().triangularView<Eigen::UnitUpper>().solveInPlace(xv);
   }
-  for (int c = p - 1; c >= 0; --c)
-    for (int r = c + 1; r < p; ++r) x[c] -= l11[c * p + r] * x[r];
   const int* rows = plan.perm.data() + s.first;
   for (int c = 0; c < p; ++c) {
     if constexpr (P > 0) y[s.first + c] = x[c];
