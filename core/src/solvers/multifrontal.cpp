@@ -137,7 +137,9 @@ const MultifrontalLdlt::Split& MultifrontalLdlt::split_for(int parts) {
 void MultifrontalLdlt::factor(const SystemView& k, const Parallel& parallel) {
   any_held_ = std::find(k.held.begin(), k.held.end(), 1) != k.held.end();
   updates_.resize(plan_.update_values);
-  const std::size_t front = static_cast<std::size_t>(plan_.max_size) * static_cast<std::size_t>(plan_.max_size);
+  // A front, then room for its L21 D and its pivots' scales (factor_front).
+  const std::size_t front = 2 * static_cast<std::size_t>(plan_.max_size) * static_cast<std::size_t>(plan_.max_size) +
+                            static_cast<std::size_t>(plan_.max_size);
   front_.resize(front);
   dependent_.clear();
   const int parts = std::min(parallel.count, static_cast<int>(plan_.supers.size()));
@@ -214,13 +216,9 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
       for (int r = x; r < n; ++r) f[x * n + r] = 0.0;
     }
   }
-  double scale[kBlockedPivots];
-  std::vector<double> big_scale;
-  double* pivot_scale = scale;
-  if (p > kBlockedPivots) {
-    big_scale.resize(static_cast<std::size_t>(p));
-    pivot_scale = big_scale.data();
-  }
+  // Scratch past the front (see factor): the pivots' scales, L21 D.
+  const std::size_t max_size = static_cast<std::size_t>(plan_.max_size);
+  double* pivot_scale = f + 2 * max_size * max_size;
   for (int c = 0; c < p; ++c) {
     f[c * n + c] += k.reg[plan_.perm[static_cast<std::size_t>(s.first + c)]];
     pivot_scale[c] = f[c * n + c];
@@ -270,7 +268,8 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
     F.topLeftCorner(p, p).triangularView<Eigen::UnitLower>().transpose().solveInPlace<Eigen::OnTheRight>(f21);
     for (int c = 0; c < p; ++c)
       if (inverse[c] == 0.0) f21.col(c).setZero();
-    const Eigen::MatrixXd wd = f21;  // L21 D
+    Eigen::Map<Eigen::MatrixXd> wd(f + max_size * max_size, n - p, p);  // L21 D
+    wd = f21;
     f21 *= Eigen::Map<const Eigen::VectorXd>(inverse, p).asDiagonal();
     F.bottomRightCorner(n - p, n - p).triangularView<Eigen::Lower>() -= wd * f21.transpose();
   }
