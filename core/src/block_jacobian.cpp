@@ -21,6 +21,7 @@ void BlockJacobian::reset(int rows, int cols) {
 
 void BlockJacobian::begin_group(int row, int rows) {
   assert(row >= 0 && rows > 0 && row + rows <= rows_ && "a group's rows are inside J");
+  assert(rows <= 3 && "a group is one constraint's rows (Rows::kMax): products sum them in registers");
   assert((groups_.empty() || row == groups_.back().row + groups_.back().rows) && "groups tile J's rows in order");
   new_layout();
   groups_.push_back({row, rows, static_cast<int>(blocks_.size()), 0});
@@ -57,24 +58,52 @@ void BlockJacobian::for_each_group(const Parallel& parallel, Fn fn) const {
   });
 }
 
+// sum[r] = (J x) over group g's rows r, summed in registers.
+void BlockJacobian::group_product(const Group& g, const Eigen::VectorXd& x, double sum[3]) const {
+  sum[0] = sum[1] = sum[2] = 0.0;
+  for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
+    const Block& b = blocks_[static_cast<std::size_t>(k)];
+    const double* v = values_.data() + b.values;
+    for (int r = 0; r < g.rows; ++r) {
+      double s = 0.0;
+      for (int c = 0; c < b.cols; ++c) s += v[r * b.cols + c] * x[b.col + c];
+      sum[r] += s;
+    }
+  }
+}
+
 void BlockJacobian::multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y, const Parallel& parallel) const {
   y.resize(rows_);
   for_each_group(parallel, [&](const Group& g) {
-    for (int r = 0; r < g.rows; ++r) y[g.row + r] = 0.0;
-    for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
-      const Block& b = blocks_[static_cast<std::size_t>(k)];
-      const double* v = values_.data() + b.values;
-      for (int r = 0; r < g.rows; ++r) {
-        double s = 0.0;
-        for (int c = 0; c < b.cols; ++c) s += v[r * b.cols + c] * x[b.col + c];
-        y[g.row + r] += s;
-      }
+    double sum[3];
+    group_product(g, x, sum);
+    for (int r = 0; r < g.rows; ++r) y[g.row + r] = sum[r];
+  });
+}
+
+void BlockJacobian::multiply_add_diagonal(const Eigen::VectorXd& x, const Eigen::VectorXd& d, const Eigen::VectorXd& z,
+                                          const std::vector<char>& held, Eigen::VectorXd& y, const Parallel& parallel) const {
+  y.resize(rows_);
+  const char* h = held.empty() ? nullptr : held.data();
+  for_each_group(parallel, [&](const Group& g) {
+    double sum[3];
+    group_product(g, x, sum);
+    for (int r = 0; r < g.rows; ++r) {
+      const int i = g.row + r;
+      const double row = sum[r] + d[i] * z[i];
+      y[i] = h && h[i] ? 0.0 : row;
     }
   });
 }
 
 void BlockJacobian::add_transpose_product(const Eigen::VectorXd& l, Eigen::VectorXd& y, const Parallel& parallel) const {
+  add_transpose_product(l, {}, y, parallel);
+}
+
+void BlockJacobian::add_transpose_product(const Eigen::VectorXd& l, const std::vector<char>& held, Eigen::VectorXd& y,
+                                          const Parallel& parallel) const {
   const int groups = static_cast<int>(groups_.size());
+  const char* h = held.empty() ? nullptr : held.data();
   auto accumulate = [&](int first, int last, Eigen::VectorXd& into) {
     for (int gi = first; gi < last; ++gi) {
       const Group& g = groups_[static_cast<std::size_t>(gi)];
@@ -82,7 +111,7 @@ void BlockJacobian::add_transpose_product(const Eigen::VectorXd& l, Eigen::Vecto
         const Block& b = blocks_[static_cast<std::size_t>(k)];
         const double* v = values_.data() + b.values;
         for (int r = 0; r < g.rows; ++r) {
-          const double lr = l[g.row + r];
+          const double lr = h && h[g.row + r] ? 0.0 : l[g.row + r];
           for (int c = 0; c < b.cols; ++c) into[b.col + c] += v[r * b.cols + c] * lr;
         }
       }

@@ -50,11 +50,19 @@ class BlockJacobian {
   void multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y, const Parallel& parallel = {}) const;  // y = J x
   void add_transpose_product(const Eigen::VectorXd& l, Eigen::VectorXd& y,
                              const Parallel& parallel = {}) const;  // y += Jᵀ l
+  // The two halves of K z = J W Jᵀ z + diag(d) z over the rows not held
+  // (SystemView::apply), each one pass: y += Jᵀ l with held rows of l read
+  // as 0; y = J x + d ∘ z with held rows 0 (`held` empty: none held).
+  void add_transpose_product(const Eigen::VectorXd& l, const std::vector<char>& held, Eigen::VectorXd& y,
+                             const Parallel& parallel = {}) const;
+  void multiply_add_diagonal(const Eigen::VectorXd& x, const Eigen::VectorXd& d, const Eigen::VectorXd& z,
+                             const std::vector<char>& held, Eigen::VectorXd& y, const Parallel& parallel = {}) const;
   Eigen::VectorXd gram_diagonal(const Eigen::VectorXd& w, const Parallel& parallel = {}) const;  // diag(J W Jᵀ)
   Eigen::SparseMatrix<double> gram(const Eigen::VectorXd& w) const;                // J W Jᵀ
 
  private:
   void new_layout();
+  void group_product(const Group& g, const Eigen::VectorXd& x, double sum[3]) const;
   template <class Fn>
   void for_each_group(const Parallel& parallel, Fn fn) const;
 

@@ -464,27 +464,32 @@ void add_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws, con
   ws.step_lambda += factor * lambda.head(model);
   if (model < J.rows()) ws.contacts.add_impulses(lambda, model, factor * m.settings.dt);
   double* forces = ws.block_forces.data();
-  for (std::size_t gi = 0; gi < m.constraints.size(); ++gi) {
-    const BlockJacobian::Group& g = J.groups()[gi];
-    double l[3];
-    for (int r = 0; r < g.rows; ++r) l[r] = factor * lambda[g.row + r];
-    for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
-      const BlockJacobian::Block& b = J.block(k);
-      assert(static_cast<std::size_t>(3 * k + b.cols) <= ws.block_forces.size());
-      const double* v = J.values(b);
-      double* f = forces + 3 * k;
-      if (b.cols == 2) {  // a 2D particle's block, the most common
-        for (int r = 0; r < g.rows; ++r) {
-          f[0] += v[2 * r] * l[r];
-          f[1] += v[2 * r + 1] * l[r];
+  const int n = static_cast<int>(m.constraints.size());
+  // Each constraint writes its own blocks' forces: split between the threads.
+  parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
+    const auto [first, last] = split(n, parts, p);
+    for (int gi = first; gi < last; ++gi) {
+      const BlockJacobian::Group& g = J.groups()[static_cast<std::size_t>(gi)];
+      double l[3];
+      for (int r = 0; r < g.rows; ++r) l[r] = factor * lambda[g.row + r];
+      for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
+        const BlockJacobian::Block& b = J.block(k);
+        assert(static_cast<std::size_t>(3 * k + b.cols) <= ws.block_forces.size());
+        const double* v = J.values(b);
+        double* f = forces + 3 * k;
+        if (b.cols == 2) {  // a 2D particle's block, the most common
+          for (int r = 0; r < g.rows; ++r) {
+            f[0] += v[2 * r] * l[r];
+            f[1] += v[2 * r + 1] * l[r];
+          }
+        } else {
+          assert(b.cols == 3);  // a rigid body's (x, y, θ) or a 3D particle's
+          for (int r = 0; r < g.rows; ++r)
+            for (int x = 0; x < 3; ++x) f[x] += v[3 * r + x] * l[r];
         }
-      } else {
-        assert(b.cols == 3);  // a rigid body's (x, y, θ) or a 3D particle's
-        for (int r = 0; r < g.rows; ++r)
-          for (int x = 0; x < 3; ++x) f[x] += v[3 * r + x] * l[r];
       }
     }
-  }
+  });
   Rows rows;
   for (const int i : ws.fixed_end_constraints) {
     const ConstraintRecord& c = m.constraints[static_cast<std::size_t>(i)];
@@ -550,7 +555,10 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
   // must be as tight as the world's, whatever looser one a Newton step asked.
   const bool bounded = has_bounds(ws);
   SolveRequest inner = how;
-  if (bounded) inner.tolerance = std::min(how.tolerance, s.solver_tolerance);
+  if (bounded) {
+    inner.tolerance = std::min(how.tolerance, s.solver_tolerance);
+    inner.w_jt_lambda = nullptr;  // λ gathers several solves' and the clamped rows'
+  }
   auto solve_free = [&](const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda) {
     if (s.solver == LinearSolver::ldlt)
       return ws.direct.solve(k, rhs, lambda, inner);
@@ -673,7 +681,15 @@ SolveStats solve_system(const WorldModel& m, Workspace& ws, const BlockJacobian&
   }
   SolveStats stats = solve_free_rows(m, ws, k, how);
   if (has_fixed) ws.lambda += ws.fixed;
+  if (how.w_jt_lambda && (has_fixed || !stats.w_jt_lambda)) w_jt_product(m, ws, J, ws.lambda, *how.w_jt_lambda);
+  stats.w_jt_lambda = how.w_jt_lambda != nullptr;
   return stats;
+}
+
+void w_jt_product(const WorldModel& m, Workspace& ws, const BlockJacobian& J, const Eigen::VectorXd& lambda, Eigen::VectorXd& out) {
+  out.setZero(J.cols());
+  J.add_transpose_product(lambda, out, parallel(m, ws));
+  out.array() *= ws.w.array();
 }
 
 void record_solve(const WorldModel& m, Workspace& ws, const SolveStats& stats, int held_rows) {

@@ -94,8 +94,11 @@ void remember_substep_lambda(Workspace& ws);
 SolveStats solve_system(const WorldModel& m, Workspace& ws);
 // The same with another Jacobian of the same rows (SHAKE's step directions),
 // as `how` asks (a projection's Newton step needs a looser tolerance than the
-// world's, and no residual: its progress is |C|).
+// world's, and no residual: its progress is |C|), and W Jᵀ λ where it asks.
 SolveStats solve_system(const WorldModel& m, Workspace& ws, const BlockJacobian& J, const SolveRequest& how);
+
+// out = W Jᵀ λ: what an impulse λ does to the velocities.
+void w_jt_product(const WorldModel& m, Workspace& ws, const BlockJacobian& J, const Eigen::VectorXd& lambda, Eigen::VectorXd& out);
 
 // Adds one solve's statistics to the step's, finding the rank deficiency
 // for solvers that cannot tell (once per topology).

@@ -18,23 +18,21 @@ namespace {
 // impulse: a soft row's spring, ω/(2ζ + hω)·C, and a slack rope's C/h (it
 // may close its gap within the step but no more). The position bias only
 // fights drift: (β/h) C on the other position rows.
+double velocity_bias(const Workspace& ws, int i, double h) {
+  if (ws.unilateral_row[static_cast<std::size_t>(i)] && ws.C[i] < 0.0) return ws.C[i] / h;
+  return ws.soft_omega[i] > 0.0 ? soft_bias(ws, i, h) : 0.0;
+}
+
 Eigen::VectorXd velocity_bias(const Workspace& ws, double h) {
-  Eigen::VectorXd bias = Eigen::VectorXd::Zero(ws.C.size());
-  for (int i = 0; i < bias.size(); ++i) {
-    if (ws.soft_omega[i] > 0.0) bias[i] = soft_bias(ws, i, h);
-    if (ws.unilateral_row[static_cast<std::size_t>(i)] && ws.C[i] < 0.0) bias[i] = ws.C[i] / h;
-  }
+  Eigen::VectorXd bias(ws.C.size());
+  for (int i = 0; i < bias.size(); ++i) bias[i] = velocity_bias(ws, i, h);
   return bias;
 }
 
-Eigen::VectorXd position_bias(const Workspace& ws, double beta, double h) {
-  Eigen::VectorXd bias = (beta / h) * ws.C;
-  for (int i = 0; i < bias.size(); ++i) {
-    const bool drift_only = !ws.velocity_row[static_cast<std::size_t>(i)] && ws.soft_omega[i] == 0.0 &&
-                            !(ws.unilateral_row[static_cast<std::size_t>(i)] && ws.C[i] < 0.0);
-    if (!drift_only) bias[i] = 0.0;
-  }
-  return bias;
+double position_bias(const Workspace& ws, int i, double beta, double h) {
+  const bool drift_only = !ws.velocity_row[static_cast<std::size_t>(i)] && ws.soft_omega[i] == 0.0 &&
+                          !(ws.unilateral_row[static_cast<std::size_t>(i)] && ws.C[i] < 0.0);
+  return drift_only ? (beta / h) * ws.C[i] : 0.0;
 }
 
 // Re-solves for friction bounds that follow the normal impulses before the
@@ -45,7 +43,9 @@ constexpr int kFrictionRounds = 8;
 // with contacts, again while their friction bounds move (μ times the
 // normal impulses of the solve before).
 void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h, Eigen::VectorXd& v) {
-  ws.rhs = -(ws.Cdot + velocity_bias(ws, h) + position_bias(ws, m.settings.baumgarte, h));
+  ws.rhs.resize(ws.Cdot.size());
+  for (int i = 0; i < ws.rhs.size(); ++i)
+    ws.rhs[i] = -(ws.Cdot[i] + velocity_bias(ws, i, h) + position_bias(ws, i, m.settings.baumgarte, h));
   ws.lo *= h;  // λ here is an impulse (N·s): a bound in N becomes one in N·s
   ws.hi *= h;
   const int held = prepare_system(m, ws);
@@ -55,21 +55,24 @@ void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double 
   const bool contacts = first_contact < ws.J.rows();
   if (contacts) ws.contacts.bound_friction(ws.lo, ws.hi, Eigen::VectorXd(), first_contact);
   const Eigen::VectorXd rhs = ws.rhs;
+  Eigen::VectorXd dv;  // W Jᵀ λ
+  SolveRequest how{m.settings.solver_tolerance};
+  how.w_jt_lambda = &dv;
   SolveStats stats;
-  if (contacts || !solve_on_tree(m, ws, true, stats)) stats = solve_system(m, ws);
+  const bool tree = !contacts && solve_on_tree(m, ws, true, stats);
+  if (!tree) stats = solve_system(m, ws, ws.J, how);
   record_solve(m, ws, stats, held);
   for (int round = 0; contacts && round < kFrictionRounds && ws.contacts.bound_friction(ws.lo, ws.hi, ws.lambda, first_contact);
        ++round) {
     ws.rhs = rhs;
     ws.active_start = ws.active;  // the rows at their bounds mostly stay there
-    record_solve(m, ws, solve_system(m, ws), held);
+    record_solve(m, ws, solve_system(m, ws, ws.J, how), held);
   }
   ws.active_start.clear();
   add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);
   mark_free_motors(ws, 1.0);
-  Eigen::VectorXd dv = Eigen::VectorXd::Zero(v.size());
-  ws.J.add_transpose_product(ws.lambda, dv, parallel(m, ws));
-  v += ws.w.cwiseProduct(dv);
+  if (tree) w_jt_product(m, ws, ws.J, ws.lambda, dv);
+  v += dv;
 }
 
 // Restitution in the exact family: the points that pushed in the velocity
@@ -101,11 +104,12 @@ void bounce(const WorldModel& m, WorldData& d, Workspace& ws, double t, Eigen::V
     ws.hi[i] -= pushed[i];
   }
   ws.lambda.setZero(n);
-  record_solve(m, ws, solve_system(m, ws), held);
+  Eigen::VectorXd dv;  // W Jᵀ λ
+  SolveRequest how{m.settings.solver_tolerance};
+  how.w_jt_lambda = &dv;
+  record_solve(m, ws, solve_system(m, ws, ws.J, how), held);
   add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);
-  Eigen::VectorXd dv = Eigen::VectorXd::Zero(v.size());
-  ws.J.add_transpose_product(ws.lambda, dv, parallel(m, ws));
-  v += ws.w.cwiseProduct(dv);
+  v += dv;
   ws.lambda += pushed;
 }
 

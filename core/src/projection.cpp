@@ -90,18 +90,21 @@ double error_norm(const Workspace& ws, const std::vector<char>& held) {
 
 // Δ = W Jᵀ μ with J W Jᵀ μ = rhs over the rows not held, from μ = 0; on
 // the tree (tree_solve.hpp) when `tree` and it applies.
-Eigen::VectorXd correction_for(const WorldModel& m, WorldData& d, Workspace& ws, const BlockJacobian& J, const Eigen::VectorXd& rhs,
+Eigen::VectorXd correction_for(const WorldModel& m, Workspace& ws, const BlockJacobian& J, const Eigen::VectorXd& rhs,
                                const SolveRequest& how, bool tree = false) {
   ws.rhs = rhs;
   for (std::size_t i = 0; i < ws.held.size(); ++i)
     if (ws.held[i]) ws.rhs[static_cast<int>(i)] = 0.0;
   ws.lambda.setZero(rhs.size());
+  Eigen::VectorXd dq;  // W Jᵀ μ
+  SolveRequest with_dq = how;
+  with_dq.w_jt_lambda = &dq;
   SolveStats stats;
-  if (!tree || !solve_on_tree(m, ws, how.residual, stats)) stats = solve_system(m, ws, J, how);
+  const bool on_tree = tree && solve_on_tree(m, ws, how.residual, stats);
+  if (!on_tree) stats = solve_system(m, ws, J, with_dq);
   record_solve(m, ws, stats, 0);
-  Eigen::VectorXd dq = Eigen::VectorXd::Zero(d.dof());
-  J.add_transpose_product(ws.lambda, dq, parallel(m, ws));
-  return ws.w.cwiseProduct(dq);
+  if (on_tree) w_jt_product(m, ws, J, ws.lambda, dq);
+  return dq;
 }
 
 }  // namespace
@@ -180,7 +183,7 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
     ++out.iterations;
     const BlockJacobian& J = newton ? ws.J : ws.step_J;
     hold_rows(m, ws, J, held);
-    const Eigen::VectorXd dq = correction_for(m, d, ws, J, -ws.C, SolveRequest{forcing, false});
+    const Eigen::VectorXd dq = correction_for(m, ws, J, -ws.C, SolveRequest{forcing, false});
     const bool along_current = newton;
     if (along_current) add_constraint_forces(m, d, ws, J, ws.lambda, force, t, d.q);
     const Eigen::VectorXd start = d.q;
@@ -238,7 +241,7 @@ void catch_taut_rows(const WorldModel& m, WorldData& d, Workspace& ws, double t)
     ws.reg[r] = 1.0;
   }
   if (!any) return;
-  d.v += correction_for(m, d, ws, ws.J, -ws.Cdot, SolveRequest{m.settings.solver_tolerance, false});
+  d.v += correction_for(m, ws, ws.J, -ws.Cdot, SolveRequest{m.settings.solver_tolerance, false});
   add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);  // an impulse
 }
 
@@ -289,7 +292,7 @@ void project_velocities(const WorldModel& m, WorldData& d, Workspace& ws, double
   }
   // The step's last solve: its K is the next step's first, so a
   // factorization here serves both, where PCG would run twice.
-  d.v += correction_for(m, d, ws, ws.J, -ws.Cdot, SolveRequest{m.settings.solver_tolerance, false, kEndOfStepReuse}, true);
+  d.v += correction_for(m, ws, ws.J, -ws.Cdot, SolveRequest{m.settings.solver_tolerance, false, kEndOfStepReuse}, true);
   add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);  // an impulse
 }
 

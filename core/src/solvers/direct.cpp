@@ -24,7 +24,7 @@ constexpr int kMaxReuse = 10;
 void DirectSolver::reset() {
   ldlt_ = MultifrontalLdlt();
   structure_.clear();
-  structure_layout_ = ~0ull;
+  structure_layouts_[0] = structure_layouts_[1] = ~0ull;
   removed_.clear();
   dependent_.clear();
   recheck_ = true;
@@ -130,7 +130,7 @@ void DirectSolver::factor(const SystemView& k) {
 }
 
 SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& x, double tolerance,
-                               int budget) {
+                               int budget, Eigen::VectorXd* w_jt_x) {
   SolveStats stats;
   const SystemView kk = kept(k);
   const int n = static_cast<int>(r.size());
@@ -150,6 +150,13 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
     if (warm) res = left;
   }
   if (!warm) x.setZero(n);
+  // W Jᵀ x, kept beside x from the products K p makes anyway (apply leaves
+  // W Jᵀ p in scratch_).
+  if (w_jt_x) {
+    if (warm) *w_jt_x = scratch_;
+    else w_jt_x->setZero(k.J.cols());
+    stats.w_jt_lambda = true;
+  }
   if (norm_r == 0.0) return stats;
   stats.residual = res.norm() / norm_r;
   if (stats.residual <= tolerance) return stats;
@@ -168,6 +175,7 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
     if (!(pkp > 0.0)) break;
     const double alpha = rz / pkp;
     x += alpha * p;
+    if (w_jt_x) *w_jt_x += alpha * scratch_;
     res -= alpha * kp;
     ++stats.iterations;
     ++pcg_iterations;
@@ -232,18 +240,21 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
     stats.rank_deficiency = 0;
     return stats;
   }
-  if (k.J.layout() != structure_layout_) {
+  const std::uint64_t layout = k.J.layout();
+  if (layout != structure_layouts_[0] && layout != structure_layouts_[1]) {
+    structure_layouts_[1] = structure_layouts_[0];
     if (!same_structure(k.J)) {
       analyse(k.J);
       recheck_ = true;
+      structure_layouts_[1] = ~0ull;
     }
-    structure_layout_ = k.J.layout();
+    structure_layouts_[0] = layout;
   }
   bool fresh = false;
   if (!factored_for(k)) {
     const int budget = how.max_reuse < 0 ? reuse_budget_ : std::min(reuse_budget_, how.max_reuse);
     if (factored_ && budget > 0 && !recheck_) {
-      stats = reuse(k, r, lambda, how.tolerance, budget);
+      stats = reuse(k, r, lambda, how.tolerance, budget, how.w_jt_lambda);
       if (stats.residual <= how.tolerance) {
         stats.rank_deficiency = static_cast<int>(dependent_.size());
         return stats;
@@ -251,6 +262,7 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
     }
     factor(k);
     fresh = true;
+    stats.w_jt_lambda = false;
   }
   const SystemView kk = kept(k);
   lambda = r;

@@ -65,13 +65,16 @@ class DirectSolver {
   void remember(const SystemView& k);
   // Do the removed rows still depend on the kept ones (after a factorization)?
   bool still_dependent(const SystemView& k);
-  SolveStats reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance, int budget);
+  SolveStats reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance, int budget,
+                   Eigen::VectorXd* w_jt_lambda);
   // K restricted to the rows in the solve (held or dependent rows out).
   SystemView kept(const SystemView& k);
 
   MultifrontalLdlt ldlt_;
   std::vector<int> structure_;    // J's block layout the analysis is for
-  std::uint64_t structure_layout_ = ~0ull;  // the last J layout stamp found to be structure_
+  // The last two J layout stamps found to be structure_: a step's J and
+  // the projection's take turns (Workspace::step_J).
+  std::uint64_t structure_layouts_[2] = {~0ull, ~0ull};
   std::vector<char> removed_;     // per row: taken out as dependent
   std::vector<int> dependent_;
   bool recheck_ = true;           // find the dependent rows at the next factorization

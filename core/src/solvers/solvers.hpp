@@ -37,12 +37,17 @@ struct SolveRequest {
   // solve at a step's end asks for few: a factorization made there serves
   // the next step's first solve too.
   int max_reuse = -1;
+  // Where to leave W Jᵀ λ, the velocity change of an impulse λ (or a
+  // position correction): solve_system fills it, with PCG's own products
+  // where the direct solver reused a factorization (no pass over J).
+  Eigen::VectorXd* w_jt_lambda = nullptr;
 };
 
 struct SolveStats {
   int iterations = 0;
   double residual = 0.0;  // |r − Kλ| / |r| over the free rows (0 when r = 0; NaN: not measured)
   int rank_deficiency = -1;  // when the solver learns it (LDLᵀ), else −1
+  bool w_jt_lambda = false;  // the solver left W Jᵀ λ where the request asked
 };
 
 // Conjugate gradient, Jacobi preconditioned, starting from λ.

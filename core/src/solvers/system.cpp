@@ -11,17 +11,9 @@ void SystemView::zero_held(Eigen::VectorXd& v) const {
 
 void SystemView::apply(const Eigen::VectorXd& x, Eigen::VectorXd& y, Eigen::VectorXd& dof) const {
   dof.setZero(J.cols());
-  if (held.empty()) {
-    J.add_transpose_product(x, dof, parallel);
-  } else {
-    Eigen::VectorXd free_x = x;
-    zero_held(free_x);
-    J.add_transpose_product(free_x, dof, parallel);
-  }
+  J.add_transpose_product(x, held, dof, parallel);
   dof.array() *= w.array();
-  J.multiply(dof, y, parallel);
-  y.array() += reg.array() * x.array();
-  zero_held(y);
+  J.multiply_add_diagonal(dof, reg, x, held, y, parallel);
 }
 
 Eigen::VectorXd SystemView::diagonal() const {

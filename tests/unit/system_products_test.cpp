@@ -1,0 +1,147 @@
+// The passes over J that K z = J W Jᵀ z + diag(reg) z is made of, with held
+// rows, against the dense matrices; and W Jᵀ λ as the direct solver leaves
+// it beside λ when it solves by PCG on a reused factorization.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include <Eigen/Dense>
+
+#include "solvers/direct.hpp"
+
+using namespace linkage;
+
+namespace {
+
+// A side × side grid of bodies of 2 or 3 DOF, each joined to its right and
+// lower neighbours by 1 to max_rows rows, the top row to the world: loops and
+// fill, so that the direct solver's cost model reuses its factorization
+// through PCG.
+struct Grid {
+  BlockJacobian J;
+  Eigen::VectorXd w, reg;
+  std::vector<char> held;
+};
+
+Grid make_grid(std::mt19937& rng, int side, int max_rows) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.5, 2.0);
+  std::uniform_int_distribution<int> dof(2, 3), rows(1, max_rows);
+  const int n = side * side;
+  std::vector<int> offset, size, group_rows;
+  int cols = 0, m = 0;
+  for (int b = 0; b < n; ++b) {
+    offset.push_back(cols);
+    size.push_back(dof(rng));
+    cols += size.back();
+  }
+  std::vector<std::pair<int, int>> edges;
+  for (int b = 0; b < n; ++b) {
+    if (b < side) edges.push_back({-1, b});
+    if (b % side + 1 < side) edges.push_back({b, b + 1});
+    if (b + side < n) edges.push_back({b, b + side});
+  }
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    group_rows.push_back(rows(rng));
+    m += group_rows.back();
+  }
+  Grid s;
+  s.J.reset(m, cols);
+  int row = 0;
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    s.J.begin_group(row, group_rows[e]);
+    for (int body : {edges[e].first, edges[e].second}) {
+      if (body < 0) continue;
+      const int c = size[static_cast<std::size_t>(body)];
+      double* v = s.J.add_block(offset[static_cast<std::size_t>(body)], c);
+      for (int k = 0; k < group_rows[e] * c; ++k) v[k] = u(rng);
+    }
+    row += group_rows[e];
+  }
+  s.w.resize(cols);
+  for (int i = 0; i < cols; ++i) s.w[i] = pos(rng);
+  s.reg = Eigen::VectorXd::Zero(m);
+  s.held.assign(static_cast<std::size_t>(m), 0);
+  return s;
+}
+
+Eigen::MatrixXd dense(const BlockJacobian& J) {
+  Eigen::MatrixXd j = Eigen::MatrixXd::Zero(J.rows(), J.cols());
+  for (const auto& g : J.groups())
+    for (int b = g.first_block; b < g.first_block + g.blocks; ++b) {
+      const auto& blk = J.block(b);
+      for (int r = 0; r < g.rows; ++r)
+        for (int c = 0; c < blk.cols; ++c) j(g.row + r, blk.col + c) = J.values(blk)[r * blk.cols + c];
+    }
+  return j;
+}
+
+Eigen::VectorXd random_vector(std::mt19937& rng, int n) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Eigen::VectorXd x(n);
+  for (int i = 0; i < n; ++i) x[i] = u(rng);
+  return x;
+}
+
+}  // namespace
+
+TEST(SystemProducts, KzSkipsHeldRowsOnOneAndTwoThreads) {
+  std::mt19937 rng(11);
+  Grid s = make_grid(rng, 20, 2);  // over the size where products take a second thread
+  for (std::size_t i = 0; i < s.held.size(); i += 7) s.held[i] = 1;
+  for (int i = 0; i < s.reg.size(); ++i) s.reg[i] = 0.1 * (i % 3);
+  const Eigen::VectorXd z = random_vector(rng, s.J.rows());
+  Eigen::VectorXd free_z = z;
+  for (std::size_t i = 0; i < s.held.size(); ++i)
+    if (s.held[i]) free_z[static_cast<int>(i)] = 0.0;
+  const Eigen::MatrixXd j = dense(s.J);
+  Eigen::VectorXd expected = j * s.w.asDiagonal() * j.transpose() * free_z + s.reg.cwiseProduct(z);
+  for (std::size_t i = 0; i < s.held.size(); ++i)
+    if (s.held[i]) expected[static_cast<int>(i)] = 0.0;
+  for (int threads : {1, 2}) {
+    Threads pool;
+    const SystemView k{s.J, s.w, s.reg, s.held, Parallel{&pool, threads}};
+    Eigen::VectorXd y, dof;
+    k.apply(z, y, dof);
+    EXPECT_LT((y - expected).norm(), 1e-12 * expected.norm()) << threads << " threads";
+    for (std::size_t i = 0; i < s.held.size(); ++i) {
+      if (s.held[i]) {
+        EXPECT_EQ(y[static_cast<int>(i)], 0.0);
+      }
+    }
+    // What apply leaves in its scratch is W Jᵀ z over the free rows.
+    const Eigen::VectorXd w_jt = s.w.cwiseProduct(j.transpose() * free_z);
+    EXPECT_LT((dof - w_jt).norm(), 1e-12 * w_jt.norm()) << threads << " threads";
+  }
+}
+
+// A factorization reused for a nearby K (PCG, as a moving mechanism's next
+// step asks) leaves W Jᵀ λ beside λ; a fresh factorization leaves it to
+// the caller (solve_system works it out then).
+TEST(SystemProducts, ReusedFactorizationLeavesWJtLambda) {
+  std::mt19937 rng(12);
+  Grid s = make_grid(rng, 30, 1);  // fewer rows than DOF: none dependent
+  DirectSolver solver;
+  Eigen::VectorXd lambda, w_jt;
+  SolveRequest how;
+  how.w_jt_lambda = &w_jt;
+  const Eigen::VectorXd r = random_vector(rng, s.J.rows());
+  const SolveStats first = solver.solve(SystemView{s.J, s.w, s.reg, s.held}, r, lambda, how);
+  EXPECT_EQ(solver.factorizations, 1);
+  EXPECT_FALSE(first.w_jt_lambda);
+
+  // The next K: J's values moved by 1e-7 relative.
+  std::uniform_real_distribution<double> u(-1e-7, 1e-7);
+  double* v = s.J.mutable_values();
+  for (std::size_t i = 0; i < s.J.value_count(); ++i) v[i] *= 1.0 + u(rng);
+  for (const bool warm : {false, true}) {
+    if (!warm) lambda.setZero(s.J.rows());
+    const SolveStats next = solver.solve(SystemView{s.J, s.w, s.reg, s.held}, r, lambda, how);
+    ASSERT_EQ(solver.factorizations, 1) << "the factorization is reused";
+    ASSERT_GT(solver.pcg_iterations, 0);
+    EXPECT_TRUE(next.w_jt_lambda);
+    EXPECT_LE(next.residual, how.tolerance);
+    const Eigen::MatrixXd j = dense(s.J);
+    const Eigen::VectorXd expected = s.w.cwiseProduct(j.transpose() * lambda);
+    EXPECT_LT((w_jt - expected).norm(), 1e-12 * expected.norm()) << (warm ? "from the warm start" : "from 0");
+  }
+}
