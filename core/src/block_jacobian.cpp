@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cassert>
 
+#include "block_shape.hpp"
+
 namespace linkage {
 
 void BlockJacobian::new_layout() {
@@ -58,18 +60,27 @@ void BlockJacobian::for_each_group(const Parallel& parallel, Fn fn) const {
   });
 }
 
-// sum[r] = (J x) over group g's rows r, summed in registers.
-void BlockJacobian::group_product(const Group& g, const Eigen::VectorXd& x, double sum[3]) const {
-  sum[0] = sum[1] = sum[2] = 0.0;
+// sum[r] = (J x) over group g's rows r, summed in registers (a store
+// through `out` would wait on J's loads: they may alias).
+inline void BlockJacobian::group_product(const Group& g, const Eigen::VectorXd& x, double out[3]) const {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0;
   for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
     const Block& b = blocks_[static_cast<std::size_t>(k)];
     const double* v = values_.data() + b.values;
-    for (int r = 0; r < g.rows; ++r) {
-      double s = 0.0;
-      for (int c = 0; c < b.cols; ++c) s += v[r * b.cols + c] * x[b.col + c];
-      sum[r] += s;
+    const double* xb = x.data() + b.col;
+    if (b.cols == 3) {
+      s0 += row_dot<3>(v, xb);
+      if (g.rows > 1) s1 += row_dot<3>(v + 3, xb);
+      if (g.rows > 2) s2 += row_dot<3>(v + 6, xb);
+    } else {
+      s0 += row_dot<2>(v, xb);
+      if (g.rows > 1) s1 += row_dot<2>(v + 2, xb);
+      if (g.rows > 2) s2 += row_dot<2>(v + 4, xb);
     }
   }
+  out[0] = s0;
+  out[1] = s1;
+  out[2] = s2;
 }
 
 void BlockJacobian::multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y, const Parallel& parallel) const {
@@ -107,13 +118,14 @@ void BlockJacobian::add_transpose_product(const Eigen::VectorXd& l, const std::v
   auto accumulate = [&](int first, int last, Eigen::VectorXd& into) {
     for (int gi = first; gi < last; ++gi) {
       const Group& g = groups_[static_cast<std::size_t>(gi)];
+      double l_free[3];
+      for (int r = 0; r < g.rows; ++r) l_free[r] = h && h[g.row + r] ? 0.0 : l[g.row + r];
       for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
         const Block& b = blocks_[static_cast<std::size_t>(k)];
         const double* v = values_.data() + b.values;
-        for (int r = 0; r < g.rows; ++r) {
-          const double lr = h && h[g.row + r] ? 0.0 : l[g.row + r];
-          for (int c = 0; c < b.cols; ++c) into[b.col + c] += v[r * b.cols + c] * lr;
-        }
+        double* yb = into.data() + b.col;
+        if (b.cols == 3) block_transpose_add<3>(v, g.rows, l_free, yb);
+        else block_transpose_add<2>(v, g.rows, l_free, yb);
       }
     }
   };
@@ -135,16 +147,24 @@ void BlockJacobian::add_transpose_product(const Eigen::VectorXd& l, const std::v
 Eigen::VectorXd BlockJacobian::gram_diagonal(const Eigen::VectorXd& w, const Parallel& parallel) const {
   Eigen::VectorXd d(rows_);
   for_each_group(parallel, [&](const Group& g) {
-    for (int r = 0; r < g.rows; ++r) {
-      // Summed in a register: through d, each term waited on the last store.
-      double sum = 0.0;
-      for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
-        const Block& b = blocks_[static_cast<std::size_t>(k)];
-        const double* v = values_.data() + b.values + r * b.cols;
-        for (int c = 0; c < b.cols; ++c) sum += v[c] * v[c] * w[b.col + c];
+    // Summed in registers: through d, each term waited on the last store.
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+    for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
+      const Block& b = blocks_[static_cast<std::size_t>(k)];
+      const double* v = values_.data() + b.values;
+      const double* wb = w.data() + b.col;
+      if (b.cols == 3) {
+        s0 += row_gram<3>(v, wb);
+        if (g.rows > 1) s1 += row_gram<3>(v + 3, wb);
+        if (g.rows > 2) s2 += row_gram<3>(v + 6, wb);
+      } else {
+        s0 += row_gram<2>(v, wb);
+        if (g.rows > 1) s1 += row_gram<2>(v + 2, wb);
+        if (g.rows > 2) s2 += row_gram<2>(v + 4, wb);
       }
-      d[g.row + r] = sum;
     }
+    const double sum[3] = {s0, s1, s2};
+    for (int r = 0; r < g.rows; ++r) d[g.row + r] = sum[r];
   });
   return d;
 }
