@@ -169,8 +169,16 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
   // J keeps its layout while the constraints and the bodies' motions do:
   // then the blocks are written where they are (the common case: every
   // evaluation of a step, and every step until the topology changes).
-  const bool checked = ws.J.layout() == ws.layout_checked && ws.layout_model == m.model_version &&
-                       ws.layout_contacts == contact_stamp;
+  const Workspace::CheckedLayout now{ws.J.layout(), m.model_version, contact_stamp};
+  auto is_now = [&](const Workspace::CheckedLayout& c) {
+    return c.layout == now.layout && c.model == now.model && c.contacts == now.contacts;
+  };
+  const bool checked = is_now(ws.layouts_checked[0]) || is_now(ws.layouts_checked[1]);
+  auto remember_layout = [&] {
+    if (is_now(ws.layouts_checked[0])) return;
+    ws.layouts_checked[1] = ws.layouts_checked[0];
+    ws.layouts_checked[0] = {ws.J.layout(), m.model_version, contact_stamp};
+  };
   bool same = checked || (ws.J.rows() == nr && ws.J.cols() == d.dof() && ws.J.groups().size() == groups);
   for (std::size_t i = 0; same && !checked && i < m.constraints.size(); ++i)
     same = same_blocks(ws.J, static_cast<int>(i), layout_of(m, m.constraints[i]));
@@ -196,9 +204,7 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
     }
   };
   if (same) {
-    ws.layout_checked = ws.J.layout();
-    ws.layout_model = m.model_version;
-    ws.layout_contacts = contact_stamp;
+    remember_layout();
     double* values = ws.J.mutable_values();
     const int n = static_cast<int>(m.constraints.size());
     parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
@@ -257,9 +263,7 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
     write_contact(g, -1, row, true);
     row += contacts->group_rows(g);
   }
-  ws.layout_checked = ws.J.layout();
-  ws.layout_model = m.model_version;
-  ws.layout_contacts = contact_stamp;
+  remember_layout();
   remember_rows(m, ws, t, q, v);
 }
 

@@ -52,9 +52,13 @@ struct Workspace {
   // same positions (Ċ is affine in q̇: Ċ += J Δq̇), so a state is evaluated
   // once (RATTLE's rows measure the step and start the next one).
   bool rows_valid = false;
-  // J's layout (by its stamp) was last found to match the constraints and
-  // bodies of model version layout_model: evaluations skip the check.
-  std::uint64_t layout_checked = ~0ull, layout_model = ~0ull, layout_contacts = 0;
+  // J layouts (by their stamps) last found to match the constraints and
+  // bodies of a model version and the contacts: evaluations skip the check.
+  // Two, as J and step_J take turns.
+  struct CheckedLayout {
+    std::uint64_t layout = ~0ull, model = ~0ull, contacts = 0;
+  };
+  CheckedLayout layouts_checked[2];
   double rows_t = 0.0;
   std::uint64_t rows_model = 0, rows_contacts = 0;
   Eigen::VectorXd rows_q, rows_v;
