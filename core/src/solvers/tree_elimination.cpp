@@ -1,6 +1,7 @@
 #include "tree_elimination.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <utility>
 
@@ -24,6 +25,8 @@ bool TreeElimination::analyse(const std::vector<Body>& bodies, const std::vector
   children_.clear();
   front_rows_.clear();
   products_.clear();
+  spans_.clear();
+  links_.clear();
   const int nb = static_cast<int>(bodies.size());
 
   // The pairs of bodies joined by constraints (several constraints on one
@@ -103,7 +106,8 @@ bool TreeElimination::analyse(const std::vector<Body>& bodies, const std::vector
   // Fronts by height (leaves first), still children before parents: the
   // elimination of one front waits on its children's, so fronts of one
   // height from different branches interleave and their latencies overlap
-  // (a chain rooted at its middle is two chains at once).
+  // (a chain's links then go in a row, order_chains: its own kernel has
+  // no such wait).
   std::vector<int> height(static_cast<std::size_t>(nb), 0);
   for (int b : order)
     if (parent[static_cast<std::size_t>(b)] >= 0)
@@ -166,66 +170,163 @@ bool TreeElimination::analyse(const std::vector<Body>& bodies, const std::vector
     if (p >= 0) child_fronts[static_cast<std::size_t>(p)].push_back(static_cast<int>(fronts_.size()));
     fronts_.push_back(f);
   }
+  order_chains();
   panels_.assign(panels, 0.0);
   updates_.assign(updates, 0.0);
   return true;
 }
 
+void TreeElimination::order_chains() {
+  // A link (two rows, one pivot) whose parent is a link too continues a
+  // chain; each chain goes where its first link was, its links in a row:
+  // still children before parents (a chain's links wait on nothing outside
+  // it but its first link's child, which comes before).
+  const std::size_t nf = fronts_.size();
+  auto link = [&](std::size_t i) { return fronts_[i].size == 2 && fronts_[i].pivots == 1; };
+  std::vector<int> next(nf, -1);
+  std::vector<char> continues(nf, 0);
+  for (std::size_t i = 0; i < nf; ++i)
+    for (int x = fronts_[i].children; x < fronts_[i].children + fronts_[i].child_count; ++x) {
+      const auto child = static_cast<std::size_t>(children_[static_cast<std::size_t>(x)].node);
+      if (!link(i) || !link(child)) continue;
+      next[child] = static_cast<int>(i);
+      continues[i] = 1;
+    }
+  std::vector<Front> ordered;
+  std::vector<int> moved_to(nf);
+  spans_.clear();
+  links_.clear();
+  for (std::size_t i = 0; i < nf; ++i) {
+    if (continues[i]) continue;
+    const bool chain = link(i);
+    if (chain || spans_.empty() || spans_.back().chain)
+      spans_.push_back({static_cast<int>(ordered.size()), 0, static_cast<int>(links_.size()), chain});
+    for (int f = static_cast<int>(i); f >= 0; f = chain ? next[static_cast<std::size_t>(f)] : -1) {
+      const Front& front = fronts_[static_cast<std::size_t>(f)];
+      moved_to[static_cast<std::size_t>(f)] = static_cast<int>(ordered.size());
+      ordered.push_back(front);
+      ++spans_.back().count;
+      if (!chain) continue;
+      // Its products are (0, 0), (0, 1) and (1, 1): two blocks on its body.
+      const Body& body = bodies_[static_cast<std::size_t>(front.body)];
+      const int* rows = front_rows_.data() + front.rows;
+      links_.push_back({products_[static_cast<std::size_t>(front.products)].i, products_[static_cast<std::size_t>(front.products) + 2].i,
+                        body.offset, body.dof, rows[0], rows[1], front.panel});
+    }
+  }
+  fronts_ = std::move(ordered);
+  for (Place& c : children_) c.node = moved_to[static_cast<std::size_t>(c.node)];
+}
+
 void TreeElimination::factor(const double* J, const double* w, const char* skip, const double* diag, double* y) {
   dependent_ = 0;
-  for (const Front& f : fronts_) {
-    // Most fronts of a tree are tiny (a chain's hold two rows, one of them a
-    // pivot): their shape as constants lets the compiler unroll every loop.
-    switch (f.size * 8 + f.pivots) {
-      case 1 * 8 + 0: factor_front<1, 0>(f, J, w, skip, diag, y); break;
-      case 1 * 8 + 1: factor_front<1, 1>(f, J, w, skip, diag, y); break;
-      case 2 * 8 + 0: factor_front<2, 0>(f, J, w, skip, diag, y); break;
-      case 2 * 8 + 1: factor_link(f, J, w, skip, diag, y); break;
-      case 2 * 8 + 2: factor_front<2, 2>(f, J, w, skip, diag, y); break;
-      case 3 * 8 + 1: factor_front<3, 1>(f, J, w, skip, diag, y); break;
-      case 3 * 8 + 2: factor_front<3, 2>(f, J, w, skip, diag, y); break;
-      case 3 * 8 + 3: factor_front<3, 3>(f, J, w, skip, diag, y); break;
-      case 4 * 8 + 2: factor_front<4, 2>(f, J, w, skip, diag, y); break;
-      case 4 * 8 + 4: factor_front<4, 4>(f, J, w, skip, diag, y); break;
-      default: factor_front<0, 0>(f, J, w, skip, diag, y);
+  for (const Span& s : spans_) {
+    const Front* f = fronts_.data() + s.first;
+    if (s.chain) {
+      factor_chain(s, J, w, skip, diag, y);
+      continue;
+    }
+    for (const Front* end = f + s.count; f != end; ++f) {
+      // Most other fronts of a tree are tiny: their shape as constants lets
+      // the compiler unroll every loop.
+      switch (f->size * 8 + f->pivots) {
+        case 1 * 8 + 0: factor_front<1, 0>(*f, J, w, skip, diag, y); break;
+        case 1 * 8 + 1: factor_front<1, 1>(*f, J, w, skip, diag, y); break;
+        case 2 * 8 + 0: factor_front<2, 0>(*f, J, w, skip, diag, y); break;
+        case 2 * 8 + 2: factor_front<2, 2>(*f, J, w, skip, diag, y); break;
+        case 3 * 8 + 1: factor_front<3, 1>(*f, J, w, skip, diag, y); break;
+        case 3 * 8 + 2: factor_front<3, 2>(*f, J, w, skip, diag, y); break;
+        case 3 * 8 + 3: factor_front<3, 3>(*f, J, w, skip, diag, y); break;
+        case 4 * 8 + 2: factor_front<4, 2>(*f, J, w, skip, diag, y); break;
+        case 4 * 8 + 4: factor_front<4, 4>(*f, J, w, skip, diag, y); break;
+        default: factor_front<0, 0>(*f, J, w, skip, diag, y);
+      }
     }
   }
 }
 
-void TreeElimination::factor_link(const Front& f, const double* J, const double* w, const char* skip, const double* diag,
-                                  double* y) {
-  // Two one-row constraints (the front's products are (0, 0), (0, 1) and
-  // (1, 1), in that order), at most one child's 1 × 1 update on the pivot:
-  // everything in registers, the division the only wait on the child.
-  const double* wb = w + bodies_[static_cast<std::size_t>(f.body)].offset;
-  const bool three = bodies_[static_cast<std::size_t>(f.body)].dof == 3;  // else 2
-  double k[3];
-  const Product* products = products_.data() + f.products;
-  for (int x = 0; x < 3; ++x) {
-    const double* ri = J + products[x].i;
-    const double* rj = J + products[x].j;
-    k[x] = rj[0] * wb[0] * ri[0] + rj[1] * wb[1] * ri[1];
-    if (three) k[x] += rj[2] * wb[2] * ri[2];
+void TreeElimination::factor_chain(const Span& s, const double* J, const double* w, const char* skip, const double* diag,
+                                   double* y) {
+  // The chain's K is tridiagonal: link k's pivot row has A_k = k0_k + k2_{k−1}
+  // on the diagonal (its products through this body and the one before) and
+  // b_k = k1_{k−1} beside it; LDLᵀ's pivots are d_k = A_k − b_k² / d_{k−1}.
+  // Written so, each link's division waits on the one before (a chain's
+  // whole time). Instead, two recurrences without a division in them:
+  // - continuants, P_k = A_k P_{k−1} − b_k² P_{k−2}, whose ratios are the
+  //   pivots: g_k = P_{k−1} / P_k ≈ 1 / d_k, divided off the critical path
+  //   (P grows or shrinks by d_k a link: it is rescaled by a power of two,
+  //   exactly, when it leaves [2⁻⁶⁰⁰, 2⁶⁰⁰]);
+  // - the pivots themselves, with 1 / d_{k−1} taken as one Newton step from
+  //   g_{k−1}, g (2 − d g): d_k = (A_k − 2 b_k² g) + b_k² g² d_{k−1}, one
+  //   multiplication and one addition from link to link.
+  // The continuants alone drift on a taut chain (P nearly constant, its
+  // roundings alike from link to link: ten times LDLᵀ's error); the Newton
+  // step squares their relative error e = 1 − d g away, so that the pivots
+  // are LDLᵀ's to its own rounding (tree_elimination_test). e stays far
+  // below 1e-7: a pivot kept is over kDependentPivot of its row's
+  // diagonal, which bounds the cancellation either recurrence suffers to
+  // 1e8 roundings, and e² is then under the rounding. A dropped pivot (a
+  // skipped or dependent row) couples nothing to the next link: both
+  // recurrences start afresh.
+  constexpr double kHuge = 0x1p600, kTiny = 0x1p-600;
+  const Front& first = fronts_[static_cast<std::size_t>(s.first)];
+  double carry = 0.0;  // k2 of the link before (the first's: its child's update)
+  if (first.child_count) carry = updates_[static_cast<std::size_t>(fronts_[static_cast<std::size_t>(children_[static_cast<std::size_t>(first.children)].node)].update)];
+  double p1 = 1.0, p2 = 0.0;  // P_{k−1}, P_{k−2}, scaled alike
+  double c = 0.0;             // b_k², 0 after a dropped pivot
+  double g = 0.0, d1 = 0.0;   // g_{k−1} and d_{k−1} (0 after a dropped pivot)
+  double inv = 0.0;           // the last pivot's 1 / d
+  const Link* link = links_.data() + s.link;
+  double yc = y[link->row0];  // the pivot row's y, the link before's forward substitution in
+  for (const Link* end = link + s.count; link != end; ++link) {
+    // The link's products (0, 0), (0, 1) and (1, 1) as factor_front sums
+    // them, here in the loop: a call would spill the recurrences' registers.
+    const double* wb = w + link->offset;
+    const double* u = J + link->pivot;
+    const double* v = J + link->parent;
+    double k[3] = {u[0] * wb[0] * u[0] + u[1] * wb[1] * u[1], v[0] * wb[0] * u[0] + v[1] * wb[1] * u[1],
+                   v[0] * wb[0] * v[0] + v[1] * wb[1] * v[1]};
+    if (link->dof == 3) {
+      k[0] += u[2] * wb[2] * u[2];
+      k[1] += v[2] * wb[2] * u[2];
+      k[2] += v[2] * wb[2] * v[2];
+    }
+    const int rows[2] = {link->row0, link->row1};
+    double* panel = panels_.data() + link->panel;
+    const double a = k[0] + carry;
+    const double p = a * p1 - c * p2;
+    const double cg = c * g;
+    const double d = (a - 2.0 * cg) + cg * g * d1;
+    const double y1 = y[rows[1]];
+    carry = k[2];
+    if (skip[rows[0]] || !(d > MultifrontalLdlt::kDependentPivot * diag[rows[0]])) {
+      if (!skip[rows[0]]) ++dependent_;
+      panel[0] = panel[1] = 0.0;
+      y[rows[0]] = 0.0;
+      yc = y1;
+      c = g = d1 = inv = 0.0;
+      continue;
+    }
+    g = p1 / p;
+    inv = g + g * (1.0 - d * g);  // g (2 − d g)
+    p2 = p1;
+    p1 = p;
+    if (!(p1 < kHuge && p1 > kTiny)) {
+      int x = 0;
+      std::frexp(p1, &x);
+      p1 = std::ldexp(p1, -x);
+      p2 = std::ldexp(p2, -x);
+    }
+    const double l = k[1] * inv;
+    panel[0] = inv;
+    panel[1] = l;
+    y[rows[0]] = yc * inv;
+    yc = y1 - l * yc;
+    c = k[1] * k[1];
+    d1 = d;
   }
-  double d = k[0];
-  if (f.child_count) d += updates_[static_cast<std::size_t>(fronts_[static_cast<std::size_t>(children_[static_cast<std::size_t>(f.children)].node)].update)];
-  const int* rows = front_rows_.data() + f.rows;
-  double* panel = panels_.data() + f.panel;
-  double& update = updates_[static_cast<std::size_t>(f.update)];
-  const double y0 = y[rows[0]];
-  if (skip[rows[0]] || !(d > MultifrontalLdlt::kDependentPivot * diag[rows[0]])) {
-    if (!skip[rows[0]]) ++dependent_;
-    panel[0] = panel[1] = 0.0;
-    update = k[2];
-    y[rows[0]] = 0.0;
-    return;
-  }
-  const double inv = 1.0 / d;
-  panel[0] = inv;
-  panel[1] = k[1] * inv;
-  update = k[2] - k[1] * k[1] * inv;
-  y[rows[1]] -= panel[1] * y0;
-  y[rows[0]] = y0 * inv;
+  y[link[-1].row1] = yc;
+  updates_[static_cast<std::size_t>(fronts_[static_cast<std::size_t>(s.first + s.count - 1)].update)] = carry - c * inv;
 }
 
 template <int N, int P>
@@ -296,28 +397,70 @@ void TreeElimination::factor_front(const Front& f, const double* J, const double
 }
 
 void TreeElimination::back_substitute(double* y) const {
-  for (auto f = fronts_.rbegin(); f != fronts_.rend(); ++f) {
-    switch (f->size * 8 + f->pivots) {  // as factor's
-      case 1 * 8 + 0: case 2 * 8 + 0: break;  // no pivots
-      case 1 * 8 + 1: back_front<1, 1>(*f, y); break;
-      case 2 * 8 + 1: back_front<2, 1>(*f, y); break;
-      case 2 * 8 + 2: back_front<2, 2>(*f, y); break;
-      default: back_front<0, 0>(*f, y);
+  for (auto s = spans_.rbegin(); s != spans_.rend(); ++s) {
+    const Front* first = fronts_.data() + s->first;
+    if (s->chain) {
+      back_chain(*s, y);
+      continue;
+    }
+    for (const Front* f = first + s->count; f-- != first;) {
+      switch (f->size * 8 + f->pivots) {  // as factor's
+        case 1 * 8 + 0: case 2 * 8 + 0: break;  // no pivots
+        case 1 * 8 + 1: back_front<1, 1>(*f, y); break;
+        case 2 * 8 + 2: back_front<2, 2>(*f, y); break;
+        default: back_front<0, 0>(*f, y);
+      }
     }
   }
 }
 
 void TreeElimination::solve(double* y) const {
-  for (const Front& f : fronts_) {
-    switch (f.size * 8 + f.pivots) {  // as factor's
-      case 1 * 8 + 0: case 2 * 8 + 0: break;  // no pivots
-      case 1 * 8 + 1: forward_front<1, 1>(f, y); break;
-      case 2 * 8 + 1: forward_front<2, 1>(f, y); break;
-      case 2 * 8 + 2: forward_front<2, 2>(f, y); break;
-      default: forward_front<0, 0>(f, y);
+  for (const Span& s : spans_) {
+    const Front* f = fronts_.data() + s.first;
+    if (s.chain) {
+      forward_chain(s, y);
+      continue;
+    }
+    for (const Front* end = f + s.count; f != end; ++f) {
+      switch (f->size * 8 + f->pivots) {  // as factor's
+        case 1 * 8 + 0: case 2 * 8 + 0: break;  // no pivots
+        case 1 * 8 + 1: forward_front<1, 1>(*f, y); break;
+        case 2 * 8 + 2: forward_front<2, 2>(*f, y); break;
+        default: forward_front<0, 0>(*f, y);
+      }
     }
   }
   back_substitute(y);
+}
+
+void TreeElimination::forward_chain(const Span& s, double* y) const {
+  // factor_chain's forward substitution, with its operations: each link's
+  // y carried to the next in a register.
+  const Link* link = links_.data() + s.link;
+  double yc = y[link->row0];
+  for (const Link* end = link + s.count; link != end; ++link) {
+    const double* panel = panels_.data() + link->panel;
+    const double y1 = y[link->row1];
+    if (panel[0] == 0.0) {  // a row out
+      y[link->row0] = 0.0;
+      yc = y1;
+      continue;
+    }
+    y[link->row0] = yc * panel[0];
+    yc = y1 - panel[1] * yc;
+  }
+  y[link[-1].row1] = yc;
+}
+
+void TreeElimination::back_chain(const Span& s, double* y) const {
+  // From the last link to the first, each link's parent row's λ carried in
+  // a register.
+  const Link* first = links_.data() + s.link;
+  double yc = y[first[s.count - 1].row1];
+  for (const Link* link = first + s.count; link-- != first;) {
+    yc = y[link->row0] - panels_[static_cast<std::size_t>(link->panel) + 1] * yc;
+    y[link->row0] = yc;
+  }
 }
 
 template <int N, int P>

@@ -8,6 +8,9 @@
 // eliminated there, and what is left on the constraints to its parent (a
 // small dense block) goes to the parent's front. No fill beyond the fronts,
 // no generic sparse plan: O(n) with dense kernels on blocks of a few rows.
+// A chain (bodies of two one-row constraints each, ropes and rods end to
+// end) is one kernel whose links do not wait on a division each
+// (factor_chain, in the .cpp).
 //
 // Everything numeric comes from the caller's arrays: J's blocks (row-major,
 // rows × the body's DOF), W per DOF, and per row (the caller's numbering):
@@ -73,20 +76,42 @@ class TreeElimination {
     int rows;      // its rows
     int values;    // its block on the front's body
   };
+  // Fronts in order: a chain of links (fronts of two rows and one pivot,
+  // each the next one's only child), or other fronts one at a time.
+  struct Span {
+    int first, count;
+    int link;  // a chain's first link in links_
+    bool chain;
+  };
+  // What a chain's kernels read of a link, in one place: its two blocks
+  // on its body (the pivot row's, the parent row's), the body's W, its
+  // rows and its panel (D⁻¹, L's entry).
+  struct Link {
+    int pivot, parent;
+    int offset, dof;
+    int row0, row1;
+    int panel;
+  };
+  // Makes each chain's fronts contiguous, in the place of its first, and
+  // lists the spans and the links.
+  void order_chains();
   // N, P: the front's size and pivots when the compiler may unroll for
   // them, 0: any.
   template <int N, int P>
   void factor_front(const Front& f, const double* J, const double* w, const char* skip, const double* diag, double* y);
-  // A chain's interior front: two rows, one pivot.
-  void factor_link(const Front& f, const double* J, const double* w, const char* skip, const double* diag, double* y);
+  void factor_chain(const Span& s, const double* J, const double* w, const char* skip, const double* diag, double* y);
   template <int N, int P>
   void forward_front(const Front& f, double* y) const;
+  void forward_chain(const Span& s, double* y) const;
   template <int N, int P>
   void back_front(const Front& f, double* y) const;
+  void back_chain(const Span& s, double* y) const;
 
   std::vector<Node> nodes_;
   std::vector<Body> bodies_;
   std::vector<Front> fronts_;  // children before parents
+  std::vector<Span> spans_;    // over fronts_, in order
+  std::vector<Link> links_;    // the chains' links, each chain's in a row
   std::vector<Place> front_nodes_;
   std::vector<Place> children_;  // node: the child's front
   std::vector<int> front_rows_;
