@@ -83,6 +83,25 @@ void analyse(const WorldModel& m, TreeProjection& tp) {
   tp.particle_rods = std::all_of(tp.nodes.begin(), tp.nodes.end(), [](const TreeProjection::Node& n) {
     return n.rod && !n.end[0].rigid && !n.end[1].rigid;
   });
+  tp.rods.clear();
+  tp.rods_move = tp.particle_rods;
+  for (const TreeProjection::Node& n : tp.nodes) {
+    if (!tp.particle_rods) break;
+    TreeProjection::Rod r;
+    r.row = n.row;
+    for (int e = 0; e < 2; ++e) {
+      const TreeProjection::End& end = n.end[e];
+      r.anchor[e] = n.anchor[e];
+      if (end.body < 0) continue;
+      r.offset[e] = end.offset;
+      r.values[e] = end.values;
+      r.block[e] = end.block;
+      r.dof = end.dof;
+      tp.rods_move = tp.rods_move && end.moves;
+    }
+    r.length = n.length;
+    tp.rods.push_back(r);
+  }
   tp.applies = tp.elimination.analyse(bodies, nodes);
   if (!tp.applies) return;
   tp.J.assign(static_cast<std::size_t>(values), 0.0);
@@ -177,39 +196,57 @@ void evaluate_node(const WorldModel& m, const WorldData& d, TreeProjection& tp, 
   }
 }
 
+// max |C| and |C|₂ over the rows projection holds, as the general path
+// measures them (a NaN passes max but not the norm).
+std::pair<double, double> errors(const TreeProjection& tp) {
+  double worst = 0.0, sum = 0.0;
+  for (std::size_t i = 0; i < tp.C.size(); ++i) {
+    if (tp.held[i] || tp.velocity[i]) continue;
+    worst = std::max(worst, std::abs(tp.C[i]));
+    sum += tp.C[i] * tp.C[i];
+  }
+  return {worst, std::sqrt(sum)};
+}
+
 // evaluate's rows after the first evaluation when every node is a rod or a
 // rope between particles and the world (chains, ropes, the cloths): the
-// same C, J and −C in one short loop, without the rows' bounds and kinds
-// (read at the first evaluation) and the rigid bodies' lever arms. A short
-// loop body lets the processor overlap many rods' square roots and
+// same C, J and −C in one short loop over the compact Rods, without the
+// rows' bounds and kinds (read at the first evaluation) and the rigid
+// bodies' lever arms, and errors' max |C| and |C|₂ in the same pass. A
+// short loop body lets the processor overlap many rods' square roots and
 // divisions, which a chain's iterations wait on.
-void evaluate_particle_rods(const WorldModel& m, TreeProjection& tp, const Eigen::VectorXd& q) {
+std::pair<double, double> evaluate_particle_rods(const WorldModel& m, TreeProjection& tp, const Eigen::VectorXd& q) {
   const bool three = m.settings.dimension == 3;
   const double* x = q.data();
   double* J = tp.J.data();
-  for (const TreeProjection::Node& n : tp.nodes) {
+  double worst = 0.0, sum = 0.0;
+  for (const TreeProjection::Rod& n : tp.rods) {
     Vec3 p[2];
     for (int e = 0; e < 2; ++e) {
-      const TreeProjection::End& end = n.end[e];
       p[e] = n.anchor[e];
-      if (end.body >= 0) p[e] += Vec3(x[end.offset], x[end.offset + 1], three ? x[end.offset + 2] : 0.0);
+      if (n.offset[e] >= 0) p[e] += Vec3(x[n.offset[e]], x[n.offset[e] + 1], three ? x[n.offset[e] + 2] : 0.0);
     }
     const Vec3 d = p[1] - p[0];
     const double len = d.norm();
     const Vec3 g = len > 1e-12 ? Vec3(d * (1.0 / len)) : Vec3::UnitX();  // as evaluate_rod
     const std::size_t row = static_cast<std::size_t>(n.row);
-    tp.C[row] = len - n.length;
-    tp.y[row] = tp.held[row] ? 0.0 : -tp.C[row];
+    const double c = len - n.length;
+    tp.C[row] = c;
+    tp.y[row] = tp.held[row] ? 0.0 : -c;
+    if (!tp.held[row]) {  // as errors (no rod's row is a velocity row)
+      worst = std::max(worst, std::abs(c));
+      sum += c * c;
+    }
     for (int e = 0; e < 2; ++e) {
-      const TreeProjection::End& end = n.end[e];
-      if (end.body < 0) continue;
+      if (n.offset[e] < 0) continue;
       const double sign = e == 0 ? -1.0 : 1.0;
-      double* to = J + end.values;
+      double* to = J + n.values[e];
       to[0] = sign * g.x();
       to[1] = sign * g.y();
-      if (end.dof == 3) to[2] = sign * g.z();
+      if (three) to[2] = sign * g.z();
     }
   }
+  return {worst, std::sqrt(sum)};
 }
 
 // Every node's rows at (t, q): C, J's blocks and the right-hand side −C
@@ -218,13 +255,11 @@ void evaluate_particle_rods(const WorldModel& m, TreeProjection& tp, const Eigen
 // test of every factorization of this projection (its rows turn, their
 // lengths stay), and decides which rows projection holds, as
 // hold_for_positions does: rows on nothing movable (diag 0), slack ropes,
-// and motors free to slip; a motor's C is its target, 0.
-void evaluate(const WorldModel& m, const WorldData& d, const Workspace& ws, TreeProjection& tp, double t,
-              const Eigen::VectorXd& q, bool first) {
-  if (!first && tp.particle_rods) {
-    evaluate_particle_rods(m, tp, q);
-    return;
-  }
+// and motors free to slip; a motor's C is its target, 0. Returns errors'
+// max |C| and |C|₂.
+std::pair<double, double> evaluate(const WorldModel& m, const WorldData& d, const Workspace& ws, TreeProjection& tp,
+                                   double t, const Eigen::VectorXd& q, bool first) {
+  if (!first && tp.particle_rods) return evaluate_particle_rods(m, tp, q);
   if (tp.rigid) {
     tp.rotation.resize(m.bodies.size());
     for (std::size_t i = 0; i < m.bodies.size(); ++i) {
@@ -266,18 +301,7 @@ void evaluate(const WorldModel& m, const WorldData& d, const Workspace& ws, Tree
       tp.y[row] = tp.held[row] ? 0.0 : -tp.C[row];
     }
   }
-}
-
-// max |C| and |C|₂ over the rows projection holds, as the general path
-// measures them (a NaN passes max but not the norm).
-std::pair<double, double> errors(const TreeProjection& tp) {
-  double worst = 0.0, sum = 0.0;
-  for (std::size_t i = 0; i < tp.C.size(); ++i) {
-    if (tp.held[i] || tp.velocity[i]) continue;
-    worst = std::max(worst, std::abs(tp.C[i]));
-    sum += tp.C[i] * tp.C[i];
-  }
-  return {worst, std::sqrt(sum)};
+  return errors(tp);
 }
 
 // μ with K μ = −C over the rows not held, in place of the right-hand side
@@ -333,6 +357,21 @@ struct Saved {
 // the reaction on each end that does not move; and, given `dq`, Jᵀμ into it
 // (the correction before W).
 void add_forces(WorldData& d, Workspace& ws, const TreeProjection& tp, double factor, double* dq) {
+  if (tp.rods_move) {  // the same through the compact Rods: no reaction to report
+    for (const TreeProjection::Rod& n : tp.rods) {
+      const double mu = tp.y[static_cast<std::size_t>(n.row)], l = factor * mu;
+      ws.step_lambda[n.row] += l;
+      for (int e = 0; e < 2; ++e) {
+        if (n.offset[e] < 0) continue;
+        const double* v = tp.J.data() + n.values[e];
+        double* f = ws.block_forces.data() + 3 * n.block[e];
+        for (int x = 0; x < n.dof; ++x) f[x] += v[x] * l;
+        if (!dq) continue;
+        for (int x = 0; x < n.dof; ++x) dq[n.offset[e] + x] += v[x] * mu;
+      }
+    }
+    return;
+  }
   for (const TreeProjection::Node& n : tp.nodes) {
     const double* mu = tp.y.data() + n.row;
     double l[Rows::kMax];
@@ -393,8 +432,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
 
   out = ProjectionOutcome{};
   ws.rows_valid = false;  // the workspace's rows are not this path's: evaluate_rows starts afresh
-  evaluate(m, d, ws, tp, t, d.q, true);
-  auto [worst, norm] = errors(tp);
+  auto [worst, norm] = evaluate(m, d, ws, tp, t, d.q, true);
   out.error = worst;
   if (out.error < s.projection_tolerance) {
     tp.rows_q.assign(d.q.data(), d.q.data() + d.q.size());
@@ -437,8 +475,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
     for (int cut = 0;; ++cut, alpha *= 0.5) {
       if (cut > 0)
         for (int i = 0; i < dof; ++i) d.q[i] = tp.start[static_cast<std::size_t>(i)] + alpha * tp.dq[static_cast<std::size_t>(i)];
-      evaluate(m, d, ws, tp, t, d.q, false);
-      std::tie(worst, trial) = errors(tp);
+      std::tie(worst, trial) = evaluate(m, d, ws, tp, t, d.q, false);
       if (cut == search.max_cuts) break;
       if (std::isfinite(trial) && trial <= search.max_growth * initial) break;
     }

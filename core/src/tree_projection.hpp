@@ -49,13 +49,25 @@ struct TreeProjection {
     Vec3 anchor[2] = {Vec3::Zero(), Vec3::Zero()};
     double length = 0.0;
   };
+  // A node of a model of particle rods (particle_rods) as the short loops
+  // read it (evaluate_particle_rods, the forces), a third of a Node's bytes.
+  struct Rod {
+    int row = 0, dof = 2;        // its row; its particles' DOF
+    int offset[2] = {-1, -1};  // each end's first DOF in q; −1: the world
+    int values[2] = {-1, -1};  // its block in J
+    int block[2] = {-1, -1};   // a moving end's block among the step's forces
+    Vec3 anchor[2] = {Vec3::Zero(), Vec3::Zero()};
+    double length = 0.0;
+  };
   std::uint64_t model = ~0ull;  // the model version analysed
   bool applies = false;         // every component is a tree of small fronts
   bool bounded = false;         // some row of the projection under way has a bound on λ
   bool rigid = false;           // some body turns (its cos, sin are worked out once an evaluation)
   bool rods_only = false;       // every constraint of the model is a rod or a rope node
   bool particle_rods = false;   // every node is a rod or a rope between particles and the world
+  bool rods_move = false;       // ... and every particle end moves (no reaction to report)
   std::vector<Node> nodes;      // constraints with a moving body, not soft, in model order
+  std::vector<Rod> rods;        // the nodes as Rods, when particle_rods
   TreeElimination elimination;
 
   // Per iteration: J's blocks, and per row (the model's row order) C, the

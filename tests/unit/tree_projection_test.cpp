@@ -99,14 +99,15 @@ struct Outcome {
 };
 
 // `particle_rods` false: the tree path evaluates rods and ropes between
-// particles as it evaluates any rod (its short loop for them is off).
+// particles as it evaluates any rod and takes their forces as any node's
+// (its short loops for them are off).
 Outcome project(const Scene& s, bool tree, bool particle_rods = true) {
   const WorldModel& m = s.m;
   WorldData d = s.d;
   Workspace ws;
   ws.tree.enabled = tree;
   update_inverse_masses(m, d, ws);
-  if (!particle_rods && tree_applies(m, ws)) ws.tree.particle_rods = false;
+  if (!particle_rods && tree_applies(m, ws)) ws.tree.particle_rods = ws.tree.rods_move = false;
   begin_constraint_forces(m, d, ws);
   ws.motor_free.assign(static_cast<std::size_t>(s.first_row(static_cast<int>(m.constraints.size()))), 0);
   for (int r : s.free_motor_rows) ws.motor_free[static_cast<std::size_t>(r)] = 1;
@@ -177,9 +178,10 @@ TEST(TreeProjection, AgreesOnAChainOfParticles) {
   expect_paths_agree(s);
 }
 
-// The tree path's short loop for rods and ropes between particles (and the
-// world) gives bit for bit what its evaluation of any rod gives, on a chain
-// with a taut rope at its end.
+// The tree path's short loops for rods and ropes between particles (and
+// the world), the evaluation and the forces, give bit for bit what its
+// evaluation of any rod and its forces of any node give, on a chain with a
+// taut rope at its end.
 TEST(TreeProjection, EvaluatesRodsBetweenParticlesAsAnyRod) {
   Scene s = chain_of_particles();
   const int bob = s.body(BodyKind::particle, Vec3(4.1, -0.5, 0.0), 0.0, 0.5);
@@ -190,6 +192,7 @@ TEST(TreeProjection, EvaluatesRodsBetweenParticlesAsAnyRod) {
   update_inverse_masses(s.m, s.d, ws);
   ASSERT_TRUE(tree_applies(s.m, ws));
   EXPECT_TRUE(ws.tree.particle_rods);
+  EXPECT_TRUE(ws.tree.rods_move);
   const Outcome short_loop = project(s, true);
   const Outcome any_rod = project(s, true, false);
   EXPECT_TRUE(short_loop.tree);
