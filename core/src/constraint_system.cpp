@@ -8,6 +8,7 @@
 #include <numbers>
 #include <variant>
 
+#include "block_shape.hpp"
 #include "body_view.hpp"
 #include "constraints/parts.hpp"
 #include "constraints/pin_rows.hpp"
@@ -481,16 +482,8 @@ void add_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws, con
         assert(static_cast<std::size_t>(3 * k + b.cols) <= ws.block_forces.size());
         const double* v = J.values(b);
         double* f = forces + 3 * k;
-        if (b.cols == 2) {  // a 2D particle's block, the most common
-          for (int r = 0; r < g.rows; ++r) {
-            f[0] += v[2 * r] * l[r];
-            f[1] += v[2 * r + 1] * l[r];
-          }
-        } else {
-          assert(b.cols == 3);  // a rigid body's (x, y, θ) or a 3D particle's
-          for (int r = 0; r < g.rows; ++r)
-            for (int x = 0; x < 3; ++x) f[x] += v[3 * r + x] * l[r];
-        }
+        if (b.cols == 3) block_transpose_add<3>(v, g.rows, l, f);  // a rigid body's (x, y, θ) or a 3D particle's
+        else block_transpose_add<2>(v, g.rows, l, f);              // a 2D particle's
       }
     }
   });
