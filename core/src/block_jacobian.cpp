@@ -134,14 +134,24 @@ void BlockJacobian::add_transpose_product(const Eigen::VectorXd& l, const std::v
     accumulate(0, groups, y);
     return;
   }
+  // The first part adds into y itself, the others into their own sums,
+  // which are then added to y in part order, the columns split between
+  // the threads.
   part_sums_.resize(static_cast<std::size_t>(parallel.count));
   const int parts = parallel.for_parts(useful, [&](int p, int parts) {
+    const auto [first, last] = split(groups, parts, p);
+    if (p == 0) {
+      accumulate(first, last, y);
+      return;
+    }
     Eigen::VectorXd& sum = part_sums_[static_cast<std::size_t>(p)];
     sum.setZero(cols_);
-    const auto [first, last] = split(groups, parts, p);
     accumulate(first, last, sum);
   });
-  for (int p = 0; p < parts; ++p) y += part_sums_[static_cast<std::size_t>(p)];
+  parallel.for_parts(cols_, [&](int p, int column_parts) {
+    const auto [first, last] = split(cols_, column_parts, p);
+    for (int q = 1; q < parts; ++q) y.segment(first, last - first) += part_sums_[static_cast<std::size_t>(q)].segment(first, last - first);
+  });
 }
 
 Eigen::VectorXd BlockJacobian::gram_diagonal(const Eigen::VectorXd& w, const Parallel& parallel) const {
