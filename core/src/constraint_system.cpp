@@ -17,7 +17,8 @@ namespace linkage {
 
 namespace {
 
-// Below this many constraints an evaluation is not worth waking threads for.
+// Below this many constraints (or bodies) an evaluation is not worth waking
+// threads for.
 constexpr int kParallelConstraints = 500;
 
 // Where constraint `c`'s blocks go in J: per body end, its first DOF and
@@ -112,11 +113,16 @@ const ContactRows* contacts_of(const WorldModel& m, const Workspace& ws) {
 // Each rigid body's (cos θ, sin θ) at q, for body_view.
 void rotations(const WorldModel& m, Workspace& ws, const Eigen::VectorXd& q) {
   std::vector<std::pair<double, double>>& out = ws.rotation;
-  out.resize(m.bodies.size());
-  for (std::size_t i = 0; i < m.bodies.size(); ++i) {
-    const BodyRecord& r = m.bodies[i];
-    if (r.kind == BodyKind::rigid) out[i] = {std::cos(q[r.offset + 2]), std::sin(q[r.offset + 2])};
-  }
+  const int n = static_cast<int>(m.bodies.size());
+  out.resize(static_cast<std::size_t>(n));
+  // A sine and a cosine a rigid body: on a large model, split between the threads.
+  parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
+    const auto [first, last] = split(n, parts, p);
+    for (int i = first; i < last; ++i) {
+      const BodyRecord& r = m.bodies[static_cast<std::size_t>(i)];
+      if (r.kind == BodyKind::rigid) out[static_cast<std::size_t>(i)] = {std::cos(q[r.offset + 2]), std::sin(q[r.offset + 2])};
+    }
+  });
 }
 
 void copy_block(double* out, const Eigen::Matrix3d& block, int rows, int dof) {
