@@ -64,7 +64,7 @@ void measure(const WorldModel& m, WorldData& d, Workspace& ws, StepDiagnostics& 
   for (std::size_t i = 0; i < m.bodies.size(); ++i) {
     const BodyRecord& r = m.bodies[i];
     if (r.motion != Motion::dynamic) continue;
-    const BodyView b = body_view(m, d, static_cast<int>(i));
+    const BodyView b = body_motion(m, static_cast<int>(i), d.q, d.v);
     out.kinetic_energy += 0.5 * r.mass * b.v.squaredNorm() + 0.5 * r.inertia * b.omega * b.omega;
     out.gravitational_energy -= r.mass * m.settings.gravity.dot(b.x);
     out.linear_momentum += r.mass * b.v;
