@@ -11,9 +11,10 @@
 
 namespace linkage {
 
-// A body's position and velocities, without its rotation's sine and
-// cosine (what a measurement of energy or momentum reads).
-inline BodyView body_motion(const WorldModel& m, int index, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+// `rotation`: each body's (cos θ, sin θ) at q, worked out once for an
+// evaluation of every constraint (a body's anchors are many); empty: here.
+inline BodyView body_view(const WorldModel& m, int index, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                          const std::vector<std::pair<double, double>>& rotation = {}) {
   BodyView b;
   if (index < 0) return b;
   const BodyRecord& r = m.bodies[static_cast<std::size_t>(index)];
@@ -25,17 +26,8 @@ inline BodyView body_motion(const WorldModel& m, int index, const Eigen::VectorX
     b.x[i] = q[r.offset + i];
     b.v[i] = v[r.offset + i];
   }
-  if (b.rigid) b.omega = v[r.offset + 2];
-  return b;
-}
-
-// `rotation`: each body's (cos θ, sin θ) at q, worked out once for an
-// evaluation of every constraint (a body's anchors are many); empty: here.
-inline BodyView body_view(const WorldModel& m, int index, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                          const std::vector<std::pair<double, double>>& rotation = {}) {
-  BodyView b = body_motion(m, index, q, v);
   if (b.rigid) {
-    const BodyRecord& r = m.bodies[static_cast<std::size_t>(index)];
+    b.omega = v[r.offset + 2];
     if (rotation.empty()) {
       b.turn_to(q[r.offset + 2]);
     } else {

@@ -64,11 +64,18 @@ void measure(const WorldModel& m, WorldData& d, Workspace& ws, StepDiagnostics& 
   for (std::size_t i = 0; i < m.bodies.size(); ++i) {
     const BodyRecord& r = m.bodies[i];
     if (r.motion != Motion::dynamic) continue;
-    const BodyView b = body_motion(m, static_cast<int>(i), d.q, d.v);
-    out.kinetic_energy += 0.5 * r.mass * b.v.squaredNorm() + 0.5 * r.inertia * b.omega * b.omega;
-    out.gravitational_energy -= r.mass * m.settings.gravity.dot(b.x);
-    out.linear_momentum += r.mass * b.v;
-    out.angular_momentum += r.mass * b.x.cross(b.v) + Vec3(0.0, 0.0, r.inertia * b.omega);
+    // Position and velocities read straight from q and q̇ (a body view
+    // would work out the rotation's sine and cosine, which nothing here needs).
+    Vec3 x = Vec3::Zero(), v = Vec3::Zero();
+    for (int k = 0; k < m.settings.dimension; ++k) {
+      x[k] = d.q[r.offset + k];
+      v[k] = d.v[r.offset + k];
+    }
+    const double omega = r.kind == BodyKind::rigid ? d.v[r.offset + 2] : 0.0;
+    out.kinetic_energy += 0.5 * r.mass * v.squaredNorm() + 0.5 * r.inertia * omega * omega;
+    out.gravitational_energy -= r.mass * m.settings.gravity.dot(x);
+    out.linear_momentum += r.mass * v;
+    out.angular_momentum += r.mass * x.cross(v) + Vec3(0.0, 0.0, r.inertia * omega);
   }
   out.spring_energy = spring_energy(m, d);
   out.step = d.steps;
