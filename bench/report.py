@@ -159,6 +159,7 @@ def write_solvers(add, path):
         if "l_nonzeros" in b:
             fill[(scene, solver)] = int(b["l_nonzeros"])
     solvers = ["multifrontal", "eigen_simplicial", "cholmod_supernodal", "cholmod_simplicial"]
+    products = sorted({what for (_, solver, what) in times if solver == "products"})
     add("## The direct solver against the libraries")
     add("")
     add("`bench/solver_bench` (`bench/solvers.json`): each scene's K = J W Jᵀ at its start, dependent rows taken "
@@ -181,6 +182,16 @@ def write_solvers(add, path):
             " | ".join(f"{cells[0][s]} / {cells[1][s]}" +
                        (f"<br>L: {fill[(scene, s)]:,}" if (scene, s) in fill else "") for s in solvers) + " |")
     add("")
+    if products:
+        add("The product K z = J W Jᵀ z (two passes over J's blocks, dependent rows held out) that each PCG "
+            "iteration on a reused factorization makes, in milliseconds:")
+        add("")
+        add("| system | " + " | ".join(p.replace("k_z_", "").replace("threads", " threads") for p in products) + " |")
+        add("|---|" + "---:|" * len(products))
+        for scene in sorted(counts, key=lambda s: (SCENE_ORDER.index(s) if s in SCENE_ORDER else 99, s)):
+            add(f"| {scene} | " + " | ".join(f"{times[(scene, 'products', p)]:.3g}" if (scene, "products", p) in times else ""
+                                              for p in products) + " |")
+        add("")
 
 
 def write_contacts(add, path):

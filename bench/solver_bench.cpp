@@ -10,6 +10,8 @@
 // includes its assembly from J's blocks; the libraries are given K already
 // assembled (their assembly is not timed), so that the comparison favours
 // them. The counters give the rows solved and the dependent rows taken out.
+// Beside them, the product K z that PCG on a reused factorization makes
+// each iteration, on one and two threads.
 //
 //   solver_bench --benchmark_out=solvers.json --benchmark_out_format=json
 #include <functional>
@@ -142,6 +144,22 @@ void bench_multifrontal(benchmark::State& state, const Case& c) {
   state.counters["l_nonzeros"] = stored;
 }
 
+// K z = J W Jᵀ z with the dependent rows held out: the product PCG makes
+// each iteration (two passes over J), on `threads` threads.
+void bench_products(benchmark::State& state, const Case& c) {
+  const Prepared p = prepare(c);
+  const int threads = static_cast<int>(state.range(0));
+  Threads pool;
+  const SystemView k{p.s.J, p.s.w, p.s.reg, p.removed, Parallel{&pool, threads}};
+  const Eigen::VectorXd z = Eigen::VectorXd::Ones(p.s.J.rows());
+  Eigen::VectorXd y, dof;
+  for (auto _ : state) {
+    k.apply(z, y, dof);
+    benchmark::DoNotOptimize(y.data());
+  }
+  counters(state, p);
+}
+
 // K with the dependent rows out, as a sparse matrix (the libraries' input).
 Eigen::SparseMatrix<double> reduced_k(const Prepared& p) {
   Eigen::SparseMatrix<double> full = p.s.J.gram(p.s.w);
@@ -199,6 +217,11 @@ void register_all() {
       add("cholmod_supernodal", [c](benchmark::State& s) { bench_library<Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>>>(s, c); });
       add("cholmod_simplicial", [c](benchmark::State& s) { bench_library<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>>(s, c); });
     }
+    for (int threads : {1, 2})
+      benchmark::RegisterBenchmark((c.name + "/products/k_z_" + std::to_string(threads) + "threads").c_str(),
+                                   [c](benchmark::State& s) { bench_products(s, c); })
+          ->Arg(threads)
+          ->Unit(benchmark::kMillisecond);
   }
 }
 
