@@ -60,22 +60,24 @@ void BlockJacobian::for_each_group(const Parallel& parallel, Fn fn) const {
   });
 }
 
-// sum[r] = (J x) over group g's rows r, summed in registers (a store
-// through `out` would wait on J's loads: they may alias).
-inline void BlockJacobian::group_product(const Group& g, const Eigen::VectorXd& x, double out[3]) const {
+// out[r] = Σ over group g's blocks of Term::of(row r's values, the body's
+// entries of u), summed in registers (a store through `out` would wait on
+// J's loads: they may alias).
+template <class Term>
+inline void BlockJacobian::group_sums(const Group& g, const Eigen::VectorXd& u, double out[3]) const {
   double s0 = 0.0, s1 = 0.0, s2 = 0.0;
   for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
     const Block& b = blocks_[static_cast<std::size_t>(k)];
     const double* v = values_.data() + b.values;
-    const double* xb = x.data() + b.col;
+    const double* ub = u.data() + b.col;
     if (b.cols == 3) {
-      s0 += row_dot<3>(v, xb);
-      if (g.rows > 1) s1 += row_dot<3>(v + 3, xb);
-      if (g.rows > 2) s2 += row_dot<3>(v + 6, xb);
+      s0 += Term::template of<3>(v, ub);
+      if (g.rows > 1) s1 += Term::template of<3>(v + 3, ub);
+      if (g.rows > 2) s2 += Term::template of<3>(v + 6, ub);
     } else {
-      s0 += row_dot<2>(v, xb);
-      if (g.rows > 1) s1 += row_dot<2>(v + 2, xb);
-      if (g.rows > 2) s2 += row_dot<2>(v + 4, xb);
+      s0 += Term::template of<2>(v, ub);
+      if (g.rows > 1) s1 += Term::template of<2>(v + 2, ub);
+      if (g.rows > 2) s2 += Term::template of<2>(v + 4, ub);
     }
   }
   out[0] = s0;
@@ -87,7 +89,7 @@ void BlockJacobian::multiply(const Eigen::VectorXd& x, Eigen::VectorXd& y, const
   y.resize(rows_);
   for_each_group(parallel, [&](const Group& g) {
     double sum[3];
-    group_product(g, x, sum);
+    group_sums<RowDot>(g, x, sum);
     for (int r = 0; r < g.rows; ++r) y[g.row + r] = sum[r];
   });
 }
@@ -98,7 +100,7 @@ void BlockJacobian::multiply_add_diagonal(const Eigen::VectorXd& x, const Eigen:
   const char* h = held.empty() ? nullptr : held.data();
   for_each_group(parallel, [&](const Group& g) {
     double sum[3];
-    group_product(g, x, sum);
+    group_sums<RowDot>(g, x, sum);
     for (int r = 0; r < g.rows; ++r) {
       const int i = g.row + r;
       const double row = sum[r] + d[i] * z[i];
@@ -157,23 +159,8 @@ void BlockJacobian::add_transpose_product(const Eigen::VectorXd& l, const std::v
 Eigen::VectorXd BlockJacobian::gram_diagonal(const Eigen::VectorXd& w, const Parallel& parallel) const {
   Eigen::VectorXd d(rows_);
   for_each_group(parallel, [&](const Group& g) {
-    // Summed in registers: through d, each term waited on the last store.
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-    for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
-      const Block& b = blocks_[static_cast<std::size_t>(k)];
-      const double* v = values_.data() + b.values;
-      const double* wb = w.data() + b.col;
-      if (b.cols == 3) {
-        s0 += row_gram<3>(v, wb);
-        if (g.rows > 1) s1 += row_gram<3>(v + 3, wb);
-        if (g.rows > 2) s2 += row_gram<3>(v + 6, wb);
-      } else {
-        s0 += row_gram<2>(v, wb);
-        if (g.rows > 1) s1 += row_gram<2>(v + 2, wb);
-        if (g.rows > 2) s2 += row_gram<2>(v + 4, wb);
-      }
-    }
-    const double sum[3] = {s0, s1, s2};
+    double sum[3];
+    group_sums<RowGram>(g, w, sum);
     for (int r = 0; r < g.rows; ++r) d[g.row + r] = sum[r];
   });
   return d;

@@ -62,7 +62,8 @@ class BlockJacobian {
 
  private:
   void new_layout();
-  void group_product(const Group& g, const Eigen::VectorXd& x, double sum[3]) const;
+  template <class Term>
+  void group_sums(const Group& g, const Eigen::VectorXd& u, double out[3]) const;
   template <class Fn>
   void for_each_group(const Parallel& parallel, Fn fn) const;
 

@@ -8,21 +8,25 @@
 
 namespace linkage {
 
-// Σ_c v[c] x[c] over a row of C values.
-template <int C>
-inline double row_dot(const double* v, const double* x) {
-  static_assert(C == 2 || C == 3);
-  if constexpr (C == 2) return v[0] * x[0] + v[1] * x[1];
-  else return v[0] * x[0] + v[1] * x[1] + v[2] * x[2];
-}
-
-// Σ_c v[c]² w[c]: a row's share of diag(J W Jᵀ).
-template <int C>
-inline double row_gram(const double* v, const double* w) {
-  static_assert(C == 2 || C == 3);
-  if constexpr (C == 2) return v[0] * v[0] * w[0] + v[1] * v[1] * w[1];
-  else return v[0] * v[0] * w[0] + v[1] * v[1] * w[1] + v[2] * v[2] * w[2];
-}
+// A row's term of a product with J, for row sums over a group's blocks
+// (BlockJacobian::group_sums): of<C>(v, u) over the row's C values v and
+// the body's C entries u.
+struct RowDot {  // Σ_c v[c] x[c]: a row of J x
+  template <int C>
+  static double of(const double* v, const double* x) {
+    static_assert(C == 2 || C == 3);
+    if constexpr (C == 2) return v[0] * x[0] + v[1] * x[1];
+    else return v[0] * x[0] + v[1] * x[1] + v[2] * x[2];
+  }
+};
+struct RowGram {  // Σ_c v[c]² w[c]: a row's diag(J W Jᵀ)
+  template <int C>
+  static double of(const double* v, const double* w) {
+    static_assert(C == 2 || C == 3);
+    if constexpr (C == 2) return v[0] * v[0] * w[0] + v[1] * v[1] * w[1];
+    else return v[0] * v[0] * w[0] + v[1] * v[1] * w[1] + v[2] * v[2] * w[2];
+  }
+};
 
 // y[c] += v[r C + c] l[r] over `rows` rows of C values, in row order.
 template <int C>
