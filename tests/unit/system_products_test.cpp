@@ -7,72 +7,28 @@
 
 #include <Eigen/Dense>
 
+#include "random_system.hpp"
 #include "solvers/direct.hpp"
 
 using namespace linkage;
 
 namespace {
 
-// A side × side grid of bodies of 2 or 3 DOF, each joined to its right and
-// lower neighbours by 1 to max_rows rows, the top row to the world: loops and
-// fill, so that the direct solver's cost model reuses its factorization
-// through PCG.
-struct Grid {
-  BlockJacobian J;
-  Eigen::VectorXd w, reg;
-  std::vector<char> held;
-};
-
-Grid make_grid(std::mt19937& rng, int side, int max_rows) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.5, 2.0);
-  std::uniform_int_distribution<int> dof(2, 3), rows(1, max_rows);
-  const int n = side * side;
-  std::vector<int> offset, size, group_rows;
-  int cols = 0, m = 0;
-  for (int b = 0; b < n; ++b) {
-    offset.push_back(cols);
-    size.push_back(dof(rng));
-    cols += size.back();
-  }
+// A side × side grid of bodies (2 or 3 DOF), each joined to its right and
+// lower neighbours, the top row to the world, by 1 to max_rows rows: loops
+// and fill, so that the direct solver's cost model reuses its
+// factorization through PCG.
+test::RandomSystem make_grid(std::mt19937& rng, int side, int max_rows) {
   std::vector<std::pair<int, int>> edges;
+  const int n = side * side;
   for (int b = 0; b < n; ++b) {
     if (b < side) edges.push_back({-1, b});
     if (b % side + 1 < side) edges.push_back({b, b + 1});
     if (b + side < n) edges.push_back({b, b + side});
   }
-  for (std::size_t e = 0; e < edges.size(); ++e) {
-    group_rows.push_back(rows(rng));
-    m += group_rows.back();
-  }
-  Grid s;
-  s.J.reset(m, cols);
-  int row = 0;
-  for (std::size_t e = 0; e < edges.size(); ++e) {
-    s.J.begin_group(row, group_rows[e]);
-    for (int body : {edges[e].first, edges[e].second}) {
-      if (body < 0) continue;
-      const int c = size[static_cast<std::size_t>(body)];
-      double* v = s.J.add_block(offset[static_cast<std::size_t>(body)], c);
-      for (int k = 0; k < group_rows[e] * c; ++k) v[k] = u(rng);
-    }
-    row += group_rows[e];
-  }
-  s.w.resize(cols);
-  for (int i = 0; i < cols; ++i) s.w[i] = pos(rng);
-  s.reg = Eigen::VectorXd::Zero(m);
-  s.held.assign(static_cast<std::size_t>(m), 0);
+  test::RandomSystem s = test::make_system(rng, n, edges, max_rows);
+  s.held.assign(static_cast<std::size_t>(s.J.rows()), 0);
   return s;
-}
-
-Eigen::MatrixXd dense(const BlockJacobian& J) {
-  Eigen::MatrixXd j = Eigen::MatrixXd::Zero(J.rows(), J.cols());
-  for (const auto& g : J.groups())
-    for (int b = g.first_block; b < g.first_block + g.blocks; ++b) {
-      const auto& blk = J.block(b);
-      for (int r = 0; r < g.rows; ++r)
-        for (int c = 0; c < blk.cols; ++c) j(g.row + r, blk.col + c) = J.values(blk)[r * blk.cols + c];
-    }
-  return j;
 }
 
 Eigen::VectorXd random_vector(std::mt19937& rng, int n) {
@@ -86,14 +42,14 @@ Eigen::VectorXd random_vector(std::mt19937& rng, int n) {
 
 TEST(SystemProducts, KzSkipsHeldRowsOnOneAndTwoThreads) {
   std::mt19937 rng(11);
-  Grid s = make_grid(rng, 20, 2);  // over the size where products take a second thread
+  test::RandomSystem s = make_grid(rng, 20, 2);  // over the size where products take a second thread
   for (std::size_t i = 0; i < s.held.size(); i += 7) s.held[i] = 1;
   for (int i = 0; i < s.reg.size(); ++i) s.reg[i] = 0.1 * (i % 3);
   const Eigen::VectorXd z = random_vector(rng, s.J.rows());
   Eigen::VectorXd free_z = z;
   for (std::size_t i = 0; i < s.held.size(); ++i)
     if (s.held[i]) free_z[static_cast<int>(i)] = 0.0;
-  const Eigen::MatrixXd j = dense(s.J);
+  const Eigen::MatrixXd j = test::dense_j(s.J);
   Eigen::VectorXd expected = j * s.w.asDiagonal() * j.transpose() * free_z + s.reg.cwiseProduct(z);
   for (std::size_t i = 0; i < s.held.size(); ++i)
     if (s.held[i]) expected[static_cast<int>(i)] = 0.0;
@@ -119,7 +75,7 @@ TEST(SystemProducts, KzSkipsHeldRowsOnOneAndTwoThreads) {
 // the caller (solve_system works it out then).
 TEST(SystemProducts, ReusedFactorizationLeavesWJtLambda) {
   std::mt19937 rng(12);
-  Grid s = make_grid(rng, 30, 1);  // fewer rows than DOF: none dependent
+  test::RandomSystem s = make_grid(rng, 30, 1);  // fewer rows than DOF: none dependent
   DirectSolver solver;
   Eigen::VectorXd lambda, w_jt;
   SolveRequest how;
@@ -140,7 +96,7 @@ TEST(SystemProducts, ReusedFactorizationLeavesWJtLambda) {
     ASSERT_GT(solver.pcg_iterations, 0);
     EXPECT_TRUE(next.w_jt_lambda);
     EXPECT_LE(next.residual, how.tolerance);
-    const Eigen::MatrixXd j = dense(s.J);
+    const Eigen::MatrixXd j = test::dense_j(s.J);
     const Eigen::VectorXd expected = s.w.cwiseProduct(j.transpose() * lambda);
     EXPECT_LT((w_jt - expected).norm(), 1e-12 * expected.norm()) << (warm ? "from the warm start" : "from 0");
   }
