@@ -355,35 +355,23 @@ TEST(DirectSolver, ACappedProjectionIsReported) {
 }
 
 // Bit-identical runs for a given thread count: two runs, and a saved world
-// restored and continued, give the same state hashes. At this size every
-// part splits between threads: constraint evaluation, the products with J,
-// the factorization and the solves.
+// restored and continued, give the same state hashes. At these sizes every
+// part splits between threads: constraint evaluation, the bodies'
+// rotations, the products with J, the constraint forces, the factorization
+// and the solves. A slack cloth of particles and rods, and a joint grid of
+// rigid disks and pins (dependent rows taken out, the factorization reused
+// by PCG).
 TEST(DirectSolver, RunsAreBitIdenticalForEachThreadCount) {
-  for (int threads : {1, 2}) {
-    auto build = [threads] {
-      WorldSettings s = with_preset(Preset::exact);
-      s.threads = threads;
-      scenes::SceneWorld cloth = scenes::build_world(scenes::cloth_slack(24), s).value();
-      return std::move(cloth.world);
-    };
-    SCOPED_TRACE(std::to_string(threads) + " threads");
-    test::expect_bit_identical(build, 8);
-  }
-}
-
-// The same on rigid bodies joined by pins, their dependent rows taken out
-// and the factorization reused by PCG: a 24 x 24 joint grid (576 disks,
-// over the size where the bodies' rotations, the evaluation and the
-// constraint forces split between threads).
-TEST(DirectSolver, JointGridRunsAreBitIdenticalForEachThreadCount) {
-  for (int threads : {1, 2}) {
-    auto build = [threads] {
-      WorldSettings s = with_preset(Preset::exact);
-      s.threads = threads;
-      scenes::SceneWorld grid = scenes::build_world(scenes::joint_grid(24), s).value();
-      return std::move(grid.world);
-    };
-    SCOPED_TRACE(std::to_string(threads) + " threads");
-    test::expect_bit_identical(build, 8, [](const StepDiagnostics& d) { EXPECT_LT(d.max_error, 1e-9); });
+  for (const scenes::SceneSpec& spec : {scenes::cloth_slack(24), scenes::joint_grid(24)}) {
+    for (int threads : {1, 2}) {
+      auto build = [&spec, threads] {
+        WorldSettings s = with_preset(Preset::exact);
+        s.threads = threads;
+        scenes::SceneWorld scene = scenes::build_world(spec, s).value();
+        return std::move(scene.world);
+      };
+      SCOPED_TRACE(spec.name + ", " + std::to_string(threads) + " threads");
+      test::expect_bit_identical(build, 8, [](const StepDiagnostics& d) { EXPECT_LT(d.max_error, 1e-9); });
+    }
   }
 }
