@@ -29,7 +29,7 @@ bool spin_until(Ready ready) {
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -41,20 +41,37 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
+bool ThreadPool::claim(std::uint32_t generation, int parts, int& part) {
+  std::uint64_t next = next_part_.load(std::memory_order_acquire);
+  for (;;) {
+    if (static_cast<std::uint32_t>(next >> 32) != generation) return false;
+    part = static_cast<int>(next & 0xffffffffu);
+    if (part >= parts) return false;
+    if (next_part_.compare_exchange_weak(next, next + 1, std::memory_order_acq_rel)) return true;
+  }
+}
+
 void ThreadPool::run(int parts, const std::function<void(int)>& part) {
   if (parts <= 1) {
     if (parts == 1) part(0);
     return;
   }
+  std::uint32_t generation;
   {
     std::lock_guard lock(mutex_);
     job_ = &part;
     parts_ = parts;
     pending_.store(parts - 1, std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+    generation = static_cast<std::uint32_t>(generation_.fetch_add(1, std::memory_order_release) + 1);
+    next_part_.store(static_cast<std::uint64_t>(generation) << 32 | 1u, std::memory_order_release);
   }
   wake_.notify_all();
   part(0);
+  // The parts no worker has started yet: here, rather than wait for one.
+  for (int p; claim(generation, parts, p);) {
+    part(p);
+    pending_.fetch_sub(1, std::memory_order_acq_rel);
+  }
   auto finished = [this] { return pending_.load(std::memory_order_acquire) == 0; };
   if (!spin_until(finished)) {
     std::unique_lock lock(mutex_);
@@ -64,7 +81,7 @@ void ThreadPool::run(int parts, const std::function<void(int)>& part) {
   job_ = nullptr;
 }
 
-void ThreadPool::work(int index) {
+void ThreadPool::work() {
   std::uint64_t seen = 0;
   for (;;) {
     auto posted = [&] { return generation_.load(std::memory_order_acquire) != seen; };
@@ -81,8 +98,8 @@ void ThreadPool::work(int index) {
       job = job_;
       parts = parts_;
     }
-    if (index < parts && job) {
-      (*job)(index);
+    for (int p; job && claim(static_cast<std::uint32_t>(seen), parts, p);) {
+      (*job)(p);
       if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard lock(mutex_);
         done_.notify_all();

@@ -8,7 +8,9 @@
 //
 // Concurrency: one thread at a time calls run() (the world's own); workers
 // wait on a condition variable after a short spin, so an idle world costs
-// nothing.
+// nothing. Parts are claimed, not assigned: the calling thread runs every
+// part no worker has started, so a worker the machine does not schedule
+// (a busy host) delays a step by at most the part it took.
 
 #include <atomic>
 #include <condition_variable>
@@ -35,7 +37,7 @@ class ThreadPool {
   void run(int parts, const std::function<void(int)>& part);
 
  private:
-  void work(int index);
+  void work();
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
@@ -44,7 +46,11 @@ class ThreadPool {
   int parts_ = 0;                                   // guarded by mutex_
   bool stopping_ = false;                           // guarded by mutex_
   std::atomic<std::uint64_t> generation_{0};        // a new job was posted
-  std::atomic<int> pending_{0};                     // worker parts still running
+  // The job's next unclaimed part, tagged with the job's generation (high
+  // 32 bits) so that a worker waking late cannot claim a part of a later job.
+  std::atomic<std::uint64_t> next_part_{0};
+  std::atomic<int> pending_{0};                     // parts 1.. not yet done
+  bool claim(std::uint32_t generation, int parts, int& part);
 };
 
 // [begin, end) of part p when n items are split into `parts` nearly equal parts.
