@@ -451,18 +451,29 @@ void add_reaction(Reaction& out, const double* generalized, bool rigid, int dof)
 }
 
 void begin_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) {
-  int rows = 0, blocks = 0;
-  ws.fixed_end_constraints.clear();
-  for (std::size_t i = 0; i < m.constraints.size(); ++i) {
-    const ConstraintRecord& c = m.constraints[i];
-    d.constraints[i] = ConstraintState{{}, {}, {}, d.constraints[i].warm};
-    rows += c.rows;
-    blocks += moves(m, c.body_a) + moves(m, c.body_b);
-    if ((c.body_a >= 0 && !moves(m, c.body_a)) || (c.body_b >= 0 && !moves(m, c.body_b)))
-      ws.fixed_end_constraints.push_back(static_cast<int>(i));
+  Workspace::ForceLayout& l = ws.force_layout;
+  if (l.model != m.model_version) {
+    const std::size_t n = m.constraints.size();
+    l.row.assign(n + 1, 0);
+    l.block.assign(n + 1, 0);
+    l.fixed_end.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      const ConstraintRecord& c = m.constraints[i];
+      l.row[i + 1] = l.row[i] + c.rows;
+      l.block[i + 1] = l.block[i] + moves(m, c.body_a) + moves(m, c.body_b);
+      if ((c.body_a >= 0 && !moves(m, c.body_a)) || (c.body_b >= 0 && !moves(m, c.body_b)))
+        l.fixed_end.push_back(static_cast<int>(i));
+    }
+    l.model = m.model_version;
   }
-  ws.step_lambda.setZero(rows);
-  ws.block_forces.assign(static_cast<std::size_t>(3 * blocks), 0.0);
+  // Only a fixed end's reaction is added to where it lies; the rest are
+  // written whole by finish_constraint_forces.
+  for (const int i : l.fixed_end) {
+    ConstraintState& state = d.constraints[static_cast<std::size_t>(i)];
+    state.on_a = state.on_b = Reaction{};
+  }
+  ws.step_lambda.setZero(l.row.back());
+  ws.block_forces.assign(static_cast<std::size_t>(3 * l.block.back()), 0.0);
 }
 
 void remember_substep_lambda(Workspace& ws) { ws.substep_lambda = ws.step_lambda; }
@@ -494,7 +505,7 @@ void add_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws, con
     }
   });
   Rows rows;
-  for (const int i : ws.fixed_end_constraints) {
+  for (const int i : ws.force_layout.fixed_end) {
     const ConstraintRecord& c = m.constraints[static_cast<std::size_t>(i)];
     ConstraintState& state = d.constraints[static_cast<std::size_t>(i)];
     const int row = J.groups()[static_cast<std::size_t>(i)].row;
@@ -515,19 +526,27 @@ void add_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws, con
 }
 
 void finish_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) {
-  int row = 0, k = 0;
-  for (std::size_t i = 0; i < m.constraints.size(); ++i) {
-    const ConstraintRecord& c = m.constraints[i];
-    ConstraintState& state = d.constraints[i];
-    for (int r = 0; r < c.rows; ++r) state.lambda[static_cast<std::size_t>(r)] = ws.step_lambda[row + r];
-    row += c.rows;
-    for (int end = 0; end < 2; ++end) {
-      const int body = end == 0 ? c.body_a : c.body_b;
-      if (!moves(m, body)) continue;
-      const BodyRecord& b = m.bodies[static_cast<std::size_t>(body)];
-      add_reaction(end == 0 ? state.on_a : state.on_b, ws.block_forces.data() + 3 * k++, b.kind == BodyKind::rigid, b.dof);
+  const Workspace::ForceLayout& l = ws.force_layout;
+  const int n = static_cast<int>(m.constraints.size());
+  parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
+    const auto [first, last] = split(n, parts, p);
+    for (int i = first; i < last; ++i) {
+      const ConstraintRecord& c = m.constraints[static_cast<std::size_t>(i)];
+      ConstraintState& state = d.constraints[static_cast<std::size_t>(i)];
+      const int row = l.row[static_cast<std::size_t>(i)];
+      for (std::size_t r = 0; r < state.lambda.size(); ++r) state.lambda[r] = static_cast<int>(r) < c.rows ? ws.step_lambda[row + static_cast<int>(r)] : 0.0;
+      int k = l.block[static_cast<std::size_t>(i)];
+      for (int end = 0; end < 2; ++end) {
+        const int body = end == 0 ? c.body_a : c.body_b;
+        Reaction& reaction = end == 0 ? state.on_a : state.on_b;
+        if (body < 0) reaction = Reaction{};  // the world's: not reported
+        if (!moves(m, body)) continue;        // a fixed end's: added as each share came
+        const BodyRecord& b = m.bodies[static_cast<std::size_t>(body)];
+        reaction = Reaction{};
+        add_reaction(reaction, ws.block_forces.data() + 3 * k++, b.kind == BodyKind::rigid, b.dof);
+      }
     }
-  }
+  });
 }
 
 namespace {

@@ -6,6 +6,8 @@
 namespace linkage {
 
 void update_inverse_masses(const WorldModel& m, WorldData& d, Workspace& ws) {
+  if (ws.w_model == m.model_version && ws.w.size() == d.dof()) return;  // masses are the model's
+  ws.w_model = m.model_version;
   ws.w.setZero(d.dof());
   for (const BodyRecord& b : m.bodies) {
     for (int i = 0; i < b.dof; ++i) ws.w[b.offset + i] = b.inv_mass;

@@ -25,6 +25,7 @@ struct Workspace {
   BlockJacobian J;
   BlockJacobian step_J;  // the rows at the step's start: SHAKE's directions
   Eigen::VectorXd Qa, w;                  // per DOF: applied forces, inverse masses
+  std::uint64_t w_model = ~0ull;          // the model version w is of
   Eigen::VectorXd C, Cdot, jdot_qdot, c_tt, lo, hi;  // per row
   Eigen::VectorXd diag, rhs, reg, lambda, dof_scratch;  // diag: diag(J W Jᵀ)
   Eigen::VectorXd soft_omega, soft_zeta;  // per row: 2π·frequency (0: rigid) and damping ratio
@@ -42,11 +43,17 @@ struct Workspace {
   // The step's constraint forces as its solves add them (see
   // add_constraint_forces): per row, λ, and where the substep began; per
   // block of J (constraint order, a's before b's), Jᵀλ on that block's
-  // body, 3 values each; and the constraints with a fixed or kinematic end,
-  // whose reaction there is evaluated as each share comes.
+  // body, 3 values each.
   Eigen::VectorXd step_lambda, substep_lambda;
   std::vector<double> block_forces;
-  std::vector<int> fixed_end_constraints;
+  // Where each constraint's share of those lives, for one model version:
+  // its first row and first block (and one past the last constraint's);
+  // and the constraints with a fixed or kinematic end, whose reaction
+  // there is evaluated as each share comes.
+  struct ForceLayout {
+    std::uint64_t model = ~0ull;
+    std::vector<int> row, block, fixed_end;
+  } force_layout;
   // The rows (C, J, Ċ, ...) were evaluated at (rows_t, rows_q) with Ċ at
   // rows_v, for model version rows_model: evaluate_rows reuses them at the
   // same positions (Ċ is affine in q̇: Ċ += J Δq̇), so a state is evaluated

@@ -30,39 +30,48 @@ std::vector<decltype(Ids{}[0].id)> ids_of(const Ids& records) {
 // max that keeps a NaN: a world gone non-finite must not report zero error.
 double worse(double a, double b) { return (b > a || std::isnan(b)) && !std::isnan(a) ? b : a; }
 
-// Constraint error, energy and momentum of the state the step ended in.
-void measure(const WorldModel& m, WorldData& d, Workspace& ws, StepDiagnostics& out) {
-  // The rows at the step's end: usually RATTLE's, and the next step starts from them.
-  evaluate_rows(m, d, ws, d.time, d.q, d.v);
-  double sum_c = 0.0, sum_cdot = 0.0;
+// What measure sums over a chunk of rows or of bodies.
+struct RowSums {
+  double max_error = 0.0, max_rate = 0.0, sum_c = 0.0, sum_cdot = 0.0;
   int n_c = 0, n_cdot = 0;
-  out.max_error = out.max_error_rate = 0.0;
-  for (int i = 0; i < ws.C.size(); ++i) {
+};
+struct BodySums {
+  double kinetic = 0.0, gravitational = 0.0;
+  Vec3 momentum = Vec3::Zero(), angular = Vec3::Zero();
+};
+
+// Items a chunk of measure's sums holds. The chunks, not the threads, fix
+// the order of the additions: the diagnostics are the same on any number
+// of threads.
+constexpr int kMeasureChunk = 4096;
+
+RowSums measure_rows(const WorldSettings& s, const Workspace& ws, int first, int last) {
+  RowSums out;
+  for (int i = first; i < last; ++i) {
     const auto row = static_cast<std::size_t>(i);
     if (!ws.velocity_row[row]) {
       // A slack rope (C < 0) is not in error, nor a contact apart.
       const double c = ws.unilateral_row[row] ? std::max(ws.C[i], 0.0) : ws.C[i];
       out.max_error = worse(out.max_error, std::abs(c));
-      sum_c += c * c;
-      ++n_c;
+      out.sum_c += c * c;
+      ++out.n_c;
     }
     // Friction's rate is a slide, not an error; a contact's only when it closes.
     if (ws.contact_row[row] == ContactRows::friction) continue;
     const double rate =
-        ws.contact_row[row] == ContactRows::normal ? (ws.C[i] < -m.settings.projection_tolerance ? 0.0 : std::max(ws.Cdot[i], 0.0))
+        ws.contact_row[row] == ContactRows::normal ? (ws.C[i] < -s.projection_tolerance ? 0.0 : std::max(ws.Cdot[i], 0.0))
                                                    : ws.Cdot[i];
-    out.max_error_rate = worse(out.max_error_rate, std::abs(rate));
-    sum_cdot += rate * rate;
-    ++n_cdot;
+    out.max_rate = worse(out.max_rate, std::abs(rate));
+    out.sum_cdot += rate * rate;
+    ++out.n_cdot;
   }
-  out.rms_error = n_c ? std::sqrt(sum_c / n_c) : 0.0;
-  out.rms_error_rate = n_cdot ? std::sqrt(sum_cdot / n_cdot) : 0.0;
+  return out;
+}
 
-  out.kinetic_energy = out.gravitational_energy = 0.0;
-  out.linear_momentum.setZero();
-  out.angular_momentum.setZero();
-  for (std::size_t i = 0; i < m.bodies.size(); ++i) {
-    const BodyRecord& r = m.bodies[i];
+BodySums measure_bodies(const WorldModel& m, const WorldData& d, int first, int last) {
+  BodySums out;
+  for (int i = first; i < last; ++i) {
+    const BodyRecord& r = m.bodies[static_cast<std::size_t>(i)];
     if (r.motion != Motion::dynamic) continue;
     // Position and velocities read straight from q and q̇ (a body view
     // would work out the rotation's sine and cosine, which nothing here needs).
@@ -72,11 +81,59 @@ void measure(const WorldModel& m, WorldData& d, Workspace& ws, StepDiagnostics& 
       v[k] = d.v[r.offset + k];
     }
     const double omega = r.kind == BodyKind::rigid ? d.v[r.offset + 2] : 0.0;
-    out.kinetic_energy += 0.5 * r.mass * v.squaredNorm() + 0.5 * r.inertia * omega * omega;
-    out.gravitational_energy -= r.mass * m.settings.gravity.dot(x);
-    out.linear_momentum += r.mass * v;
-    out.angular_momentum += r.mass * x.cross(v) + Vec3(0.0, 0.0, r.inertia * omega);
+    out.kinetic += 0.5 * r.mass * v.squaredNorm() + 0.5 * r.inertia * omega * omega;
+    out.gravitational -= r.mass * m.settings.gravity.dot(x);
+    out.momentum += r.mass * v;
+    out.angular += r.mass * x.cross(v) + Vec3(0.0, 0.0, r.inertia * omega);
   }
+  return out;
+}
+
+// Constraint error, energy and momentum of the state the step ended in.
+void measure(const WorldModel& m, WorldData& d, Workspace& ws, StepDiagnostics& out) {
+  // The rows at the step's end: usually RATTLE's, and the next step starts from them.
+  evaluate_rows(m, d, ws, d.time, d.q, d.v);
+  const int rows = static_cast<int>(ws.C.size()), bodies = static_cast<int>(m.bodies.size());
+  const int row_chunks = (rows + kMeasureChunk - 1) / kMeasureChunk;
+  const int chunks = row_chunks + (bodies + kMeasureChunk - 1) / kMeasureChunk;
+  std::vector<RowSums> row_sums(static_cast<std::size_t>(row_chunks));
+  std::vector<BodySums> body_sums(static_cast<std::size_t>(chunks - row_chunks));
+  parallel(m, ws).for_parts(chunks, [&](int p, int parts) {
+    const auto [first, last] = split(chunks, parts, p);
+    for (int k = first; k < last; ++k) {
+      if (k < row_chunks) {
+        row_sums[static_cast<std::size_t>(k)] =
+            measure_rows(m.settings, ws, k * kMeasureChunk, std::min(rows, (k + 1) * kMeasureChunk));
+      } else {
+        const int b = k - row_chunks;
+        body_sums[static_cast<std::size_t>(b)] = measure_bodies(m, d, b * kMeasureChunk, std::min(bodies, (b + 1) * kMeasureChunk));
+      }
+    }
+  });
+  RowSums r;
+  for (const RowSums& c : row_sums) {
+    r.max_error = worse(r.max_error, c.max_error);
+    r.max_rate = worse(r.max_rate, c.max_rate);
+    r.sum_c += c.sum_c;
+    r.sum_cdot += c.sum_cdot;
+    r.n_c += c.n_c;
+    r.n_cdot += c.n_cdot;
+  }
+  out.max_error = r.max_error;
+  out.max_error_rate = r.max_rate;
+  out.rms_error = r.n_c ? std::sqrt(r.sum_c / r.n_c) : 0.0;
+  out.rms_error_rate = r.n_cdot ? std::sqrt(r.sum_cdot / r.n_cdot) : 0.0;
+  BodySums b;
+  for (const BodySums& c : body_sums) {
+    b.kinetic += c.kinetic;
+    b.gravitational += c.gravitational;
+    b.momentum += c.momentum;
+    b.angular += c.angular;
+  }
+  out.kinetic_energy = b.kinetic;
+  out.gravitational_energy = b.gravitational;
+  out.linear_momentum = b.momentum;
+  out.angular_momentum = b.angular;
   out.spring_energy = spring_energy(m, d);
   out.step = d.steps;
   out.time = d.time;
