@@ -105,7 +105,7 @@ void analyse(const WorldModel& m, TreeProjection& tp) {
   tp.applies = tp.elimination.analyse(bodies, nodes);
   if (!tp.applies) return;
   tp.J.assign(static_cast<std::size_t>(values), 0.0);
-  for (std::vector<double>* v : {&tp.C, &tp.lo, &tp.hi, &tp.diag, &tp.y}) v->assign(static_cast<std::size_t>(row), 0.0);
+  for (std::vector<double>* v : {&tp.C, &tp.lo, &tp.hi, &tp.diag, &tp.y, &tp.rhs}) v->assign(static_cast<std::size_t>(row), 0.0);
   tp.held.assign(static_cast<std::size_t>(row), 1);
   tp.velocity.assign(static_cast<std::size_t>(row), 0);
   tp.in_tree.assign(static_cast<std::size_t>(row), 0);
@@ -232,7 +232,7 @@ std::pair<double, double> evaluate_particle_rods(const WorldModel& m, TreeProjec
     const std::size_t row = static_cast<std::size_t>(n.row);
     const double c = len - n.length;
     tp.C[row] = c;
-    tp.y[row] = tp.held[row] ? 0.0 : -c;
+    tp.rhs[row] = tp.held[row] ? 0.0 : -c;
     if (!tp.held[row]) {  // as errors (no rod's row is a velocity row)
       worst = std::max(worst, std::abs(c));
       sum += c * c;
@@ -250,7 +250,7 @@ std::pair<double, double> evaluate_particle_rods(const WorldModel& m, TreeProjec
 }
 
 // Every node's rows at (t, q): C, J's blocks and the right-hand side −C
-// (tp.y; 0 on held rows). The first evaluation
+// (tp.rhs; 0 on held rows). The first evaluation
 // (`first`) also reads the bounds, measures diag(K) for the dependent-row
 // test of every factorization of this projection (its rows turn, their
 // lengths stay), and decides which rows projection holds, as
@@ -280,7 +280,7 @@ std::pair<double, double> evaluate(const WorldModel& m, const WorldData& d, cons
       const std::size_t row = static_cast<std::size_t>(n.row + r);
       tp.C[row] = rows.velocity ? 0.0 : rows.C[r];
       if (!first) {
-        tp.y[row] = tp.held[row] ? 0.0 : -tp.C[row];
+        tp.rhs[row] = tp.held[row] ? 0.0 : -tp.C[row];
         continue;
       }
       tp.lo[row] = rows.lo[r];  // bounds depend on the definition alone
@@ -298,17 +298,20 @@ std::pair<double, double> evaluate(const WorldModel& m, const WorldData& d, cons
       const bool free_motor = rows.velocity && row < ws.motor_free.size() && ws.motor_free[row];
       tp.held[row] = !(diag > 0.0) || slack || free_motor;
       tp.bounded = tp.bounded || (!tp.held[row] && (std::isfinite(rows.lo[r]) || std::isfinite(rows.hi[r])));
-      tp.y[row] = tp.held[row] ? 0.0 : -tp.C[row];
+      tp.rhs[row] = tp.held[row] ? 0.0 : -tp.C[row];
     }
   }
   return errors(tp);
 }
 
-// μ with K μ = −C over the rows not held, in place of the right-hand side
-// the evaluation left in tp.y. False when a bounded row's μ is past its
-// bound: the general path's active set is for that.
+// μ with K μ = −C over the rows not held, into tp.y from the right-hand
+// side the evaluation left in tp.rhs (the two swap: the next evaluation
+// writes its right-hand side beside μ, which a cut step's forces still
+// read). False when a bounded row's μ is past its bound: the general
+// path's active set is for that.
 bool solve(Workspace& ws, TreeProjection& tp, SolveStats& stats) {
   const std::size_t nr = tp.y.size();
+  std::swap(tp.y, tp.rhs);
   tp.elimination.factor(tp.J.data(), ws.w.data(), tp.held.data(), tp.diag.data(), tp.y.data());
   tp.elimination.back_substitute(tp.y.data());
   stats.iterations = 1;

@@ -70,10 +70,12 @@ struct TreeProjection {
   std::vector<Rod> rods;        // the nodes as Rods, when particle_rods
   TreeElimination elimination;
 
-  // Per iteration: J's blocks, and per row (the model's row order) C, the
-  // right-hand side −C and then μ; read at the projection's start: the
-  // bounds, diag(K), held rows (and rows of no node), velocity rows.
-  std::vector<double> J, C, lo, hi, diag, y;
+  // Per iteration: J's blocks, and per row (the model's row order) C, μ
+  // (y; also the velocity-level solves' right-hand side and λ) and the
+  // right-hand side −C of the next solve (rhs); read at the projection's
+  // start: the bounds, diag(K), held rows (and rows of no node), velocity
+  // rows.
+  std::vector<double> J, C, lo, hi, diag, y, rhs;
   std::vector<char> held, velocity;
   std::vector<double> dq, start, moved;
   std::vector<std::pair<double, double>> rotation;
