@@ -7,9 +7,20 @@
 
 namespace linkage {
 
+namespace {
+
+std::atomic<std::uint64_t> stamps{0};  // layouts' and values' alike: a stamp is never reused
+
+}  // namespace
+
 void BlockJacobian::new_layout() {
-  static std::atomic<std::uint64_t> stamps{0};
   layout_ = ++stamps;
+  values_stamp_ = ++stamps;
+}
+
+double* BlockJacobian::mutable_values() {
+  values_stamp_ = ++stamps;
+  return values_.data();
 }
 
 void BlockJacobian::reset(int rows, int cols) {
@@ -164,6 +175,12 @@ Eigen::VectorXd BlockJacobian::gram_diagonal(const Eigen::VectorXd& w, const Par
     for (int r = 0; r < g.rows; ++r) d[g.row + r] = sum[r];
   });
   return d;
+}
+
+void BlockJacobian::gram_diagonal(const Group& g, const Eigen::VectorXd& w, double* out) const {
+  double sum[3];
+  group_sums<RowGram>(g, w, sum);
+  for (int r = 0; r < g.rows; ++r) out[r] = sum[r];
 }
 
 Eigen::SparseMatrix<double> BlockJacobian::gram(const Eigen::VectorXd& w) const {

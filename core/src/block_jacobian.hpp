@@ -41,8 +41,14 @@ class BlockJacobian {
   const double* values(const Block& b) const { return values_.data() + b.values; }
   const double* values() const { return values_.data(); }
   std::size_t value_count() const { return values_.size(); }
-  // The values, to rewrite in place while the layout stays (see evaluate_constraints).
-  double* mutable_values() { return values_.data(); }
+  // The values, to rewrite in place while the layout stays (see
+  // evaluate_constraints): each call takes a new values stamp.
+  double* mutable_values();
+  // A stamp of the values: every access that may change them (a new block,
+  // mutable_values) takes a new one, and a copy keeps its original's, so
+  // that what was worked out from J's values (its gram diagonal) can be
+  // kept with the stamp they had.
+  std::uint64_t values_stamp() const { return values_stamp_; }
 
   // The products split by groups between a world's threads (see
   // parallel.hpp): rows are written by one part each; Jᵀ l sums each part's
@@ -58,6 +64,7 @@ class BlockJacobian {
   void multiply_add_diagonal(const Eigen::VectorXd& x, const Eigen::VectorXd& d, const Eigen::VectorXd& z,
                              const std::vector<char>& held, Eigen::VectorXd& y, const Parallel& parallel = {}) const;
   Eigen::VectorXd gram_diagonal(const Eigen::VectorXd& w, const Parallel& parallel = {}) const;  // diag(J W Jᵀ)
+  void gram_diagonal(const Group& g, const Eigen::VectorXd& w, double* out) const;  // g's rows of it, into out[0, g.rows)
   Eigen::SparseMatrix<double> gram(const Eigen::VectorXd& w) const;                // J W Jᵀ
 
  private:
@@ -69,6 +76,7 @@ class BlockJacobian {
 
   int rows_ = 0, cols_ = 0;
   std::uint64_t layout_ = 0;  // 0: the empty layout of a new J
+  std::uint64_t values_stamp_ = 0;
   std::vector<Group> groups_;
   std::vector<Block> blocks_;
   std::vector<double> values_;

@@ -213,6 +213,11 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
   if (same) {
     remember_layout();
     double* values = ws.J.mutable_values();
+    // diag(J W Jᵀ) of each constraint's rows as they are written, while
+    // they are in cache: the step's solve would make a pass over J for it
+    // (prepare_system). Contacts' rows come after: then it waits for it.
+    const bool with_diag = !contacts && ws.w_model == m.model_version && ws.w.size() == d.dof();
+    if (with_diag) ws.diag.resize(nr);
     const int n = static_cast<int>(m.constraints.size());
     parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
       const auto [first, last] = split(n, parts, p);
@@ -229,24 +234,26 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
           write_pin_rows_2d(*pin, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot),
                             {&ws.C[g.row], &ws.Cdot[g.row], &ws.jdot_qdot[g.row], block[0], block[1]});
           copy_row_kinds(ws, c, equality_rows(), g.row);
-          continue;
+        } else {
+          Rows rows;
+          evaluate_constraint(c.def, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot), t, dim, rows);
+          copy_rows(ws, c, rows, g.row);
+          int k = g.first_block;
+          for (int end = 0; end < 2; ++end) {
+            const int body = end == 0 ? c.body_a : c.body_b;
+            if (body < 0 || m.bodies[static_cast<std::size_t>(body)].motion != Motion::dynamic) continue;
+            const BlockJacobian::Block& b = ws.J.block(k++);
+            copy_block(values + b.values, end == 0 ? rows.Ja : rows.Jb, c.rows, b.cols);
+          }
         }
-        Rows rows;
-        evaluate_constraint(c.def, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot), t, dim, rows);
-        copy_rows(ws, c, rows, g.row);
-        int k = g.first_block;
-        for (int end = 0; end < 2; ++end) {
-          const int body = end == 0 ? c.body_a : c.body_b;
-          if (body < 0 || m.bodies[static_cast<std::size_t>(body)].motion != Motion::dynamic) continue;
-          const BlockJacobian::Block& b = ws.J.block(k++);
-          copy_block(values + b.values, end == 0 ? rows.Ja : rows.Jb, c.rows, b.cols);
-        }
+        if (with_diag) ws.J.gram_diagonal(g, ws.w, &ws.diag[g.row]);
       }
     });
     for (int g = 0; contacts && g < contacts->groups(); ++g) {
       const int group = static_cast<int>(m.constraints.size()) + g;
       write_contact(g, group, ws.J.groups()[static_cast<std::size_t>(group)].row, false);
     }
+    ws.diag_of = with_diag ? Workspace::DiagOf{ws.J.values_stamp(), ws.w_model} : Workspace::DiagOf{};
     remember_rows(m, ws, t, q, v);
     return;
   }
@@ -341,11 +348,23 @@ bool has_contact_rows(const Workspace& ws) {
 
 }  // namespace
 
+namespace {
+
+// ws.diag for J: kept where it is already J's with these inverse masses.
+void gram_diagonal(const WorldModel& m, Workspace& ws, const BlockJacobian& J) {
+  const Workspace::DiagOf of{J.values_stamp(), ws.w_model};
+  if (ws.diag_of.values == of.values && ws.diag_of.w_model == of.w_model && ws.diag.size() == J.rows()) return;
+  ws.diag = J.gram_diagonal(ws.w, parallel(m, ws));
+  ws.diag_of = of;
+}
+
+}  // namespace
+
 void hold_rows(const WorldModel& m, Workspace& ws, const BlockJacobian& J, const std::vector<char>& held) {
   ws.held = held;
   const double relative = regularization(m.settings);
   const bool contacts = has_contact_rows(ws);
-  if (relative > 0.0 || contacts) ws.diag = J.gram_diagonal(ws.w, parallel(m, ws));
+  if (relative > 0.0 || contacts) gram_diagonal(m, ws, J);
   ws.reg.resize(J.rows());
   for (std::size_t i = 0; i < held.size(); ++i)
     ws.reg[static_cast<int>(i)] = held[i] ? 1.0 : relative > 0.0 ? relative * ws.diag[static_cast<int>(i)] : 0.0;
@@ -356,16 +375,18 @@ int prepare_system(const WorldModel& m, Workspace& ws) { return prepare_system(m
 
 int prepare_system(const WorldModel& m, Workspace& ws, const BlockJacobian& J) {
   const int nr = J.rows();
-  ws.diag = J.gram_diagonal(ws.w, parallel(m, ws));
-  ws.reg = regularization(m.settings) * ws.diag;
-  ws.held.assign(static_cast<std::size_t>(nr), 0);
-  ws.fixed.setZero(nr);
+  gram_diagonal(m, ws, J);
+  const double relative = regularization(m.settings);
+  ws.reg.resize(nr);
+  ws.held.resize(static_cast<std::size_t>(nr));
+  ws.fixed.resize(nr);
   int held = 0;
   for (int i = 0; i < nr; ++i) {
-    if (ws.diag[i] > 0.0) continue;
-    ws.held[static_cast<std::size_t>(i)] = 1;
-    ws.reg[i] = 1.0;
-    ++held;
+    const bool none = !(ws.diag[i] > 0.0);  // the row moves nothing
+    ws.held[static_cast<std::size_t>(i)] = none;
+    ws.reg[i] = none ? 1.0 : relative * ws.diag[i];
+    ws.fixed[i] = 0.0;
+    held += none;
   }
   comply_contact_rows(ws);
   return held;

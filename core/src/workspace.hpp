@@ -28,6 +28,12 @@ struct Workspace {
   std::uint64_t w_model = ~0ull;          // the model version w is of
   Eigen::VectorXd C, Cdot, jdot_qdot, c_tt, lo, hi;  // per row
   Eigen::VectorXd diag, rhs, reg, lambda, dof_scratch;  // diag: diag(J W Jᵀ)
+  // The J (by its values stamp) and the inverse masses (by their model
+  // version) diag is of: an evaluation leaves it with the rows it writes,
+  // and gram_diagonal keeps it while both stay.
+  struct DiagOf {
+    std::uint64_t values = ~0ull, w_model = ~0ull;
+  } diag_of;
   Eigen::VectorXd soft_omega, soft_zeta;  // per row: 2π·frequency (0: rigid) and damping ratio
   // λ of held rows that is known rather than 0 (a soft row in the
   // force-based method); solve_system moves its coupling to the right side.
