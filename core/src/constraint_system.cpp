@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <numbers>
+#include <numeric>
 #include <variant>
 
 #include "block_shape.hpp"
@@ -380,16 +381,19 @@ int prepare_system(const WorldModel& m, Workspace& ws, const BlockJacobian& J) {
   ws.reg.resize(nr);
   ws.held.resize(static_cast<std::size_t>(nr));
   ws.fixed.resize(nr);
-  int held = 0;
-  for (int i = 0; i < nr; ++i) {
-    const bool none = !(ws.diag[i] > 0.0);  // the row moves nothing
-    ws.held[static_cast<std::size_t>(i)] = none;
-    ws.reg[i] = none ? 1.0 : relative * ws.diag[i];
-    ws.fixed[i] = 0.0;
-    held += none;
-  }
+  std::vector<int> held(static_cast<std::size_t>(std::max(m.settings.threads, 1)), 0);  // per part
+  parallel(m, ws).for_parts(nr < kParallelRows ? 1 : nr, [&](int p, int parts) {
+    const auto [first, last] = split(nr, parts, p);
+    for (int i = first; i < last; ++i) {
+      const bool none = !(ws.diag[i] > 0.0);  // the row moves nothing
+      ws.held[static_cast<std::size_t>(i)] = none;
+      ws.reg[i] = none ? 1.0 : relative * ws.diag[i];
+      ws.fixed[i] = 0.0;
+      held[static_cast<std::size_t>(p)] += none;
+    }
+  });
   comply_contact_rows(ws);
-  return held;
+  return std::accumulate(held.begin(), held.end(), 0);
 }
 
 int hold_slack_rows(Workspace& ws, double tolerance, bool contacts_apart) {
@@ -438,13 +442,18 @@ void hold_soft_rows(Workspace& ws) {
 void gather_warm(const WorldModel& m, WorldData& d, Workspace& ws, double scale) {
   ws.lambda.resize(ws.J.rows());
   if (!m.settings.warm_start) scale = 0.0;
-  int row = 0;
-  for (std::size_t i = 0; i < m.constraints.size(); ++i) {
-    const int rows = m.constraints[i].rows;
-    for (int r = 0; r < rows; ++r)
-      ws.lambda[row + r] = ws.held[static_cast<std::size_t>(row + r)] ? 0.0 : scale * d.constraints[i].warm[r];
-    row += rows;
-  }
+  const std::vector<int>& first_row = ws.force_layout.row;  // made this step by begin_constraint_forces
+  assert(ws.force_layout.model == m.model_version);
+  const int n = static_cast<int>(m.constraints.size());
+  parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
+    const auto [first, last] = split(n, parts, p);
+    for (int i = first; i < last; ++i) {
+      const int row = first_row[static_cast<std::size_t>(i)], rows = m.constraints[static_cast<std::size_t>(i)].rows;
+      for (int r = 0; r < rows; ++r)
+        ws.lambda[row + r] = ws.held[static_cast<std::size_t>(row + r)] ? 0.0 : scale * d.constraints[static_cast<std::size_t>(i)].warm[static_cast<std::size_t>(r)];
+    }
+  });
+  const int row = first_row.back();
   if (row == ws.lambda.size()) return;
   // Contacts keep their impulses (N·s) from the last substep.
   ws.contacts.warm_start(ws.lambda, row);
@@ -453,12 +462,16 @@ void gather_warm(const WorldModel& m, WorldData& d, Workspace& ws, double scale)
 }
 
 void scatter_warm(const WorldModel& m, WorldData& d, Workspace& ws, double scale) {
-  int row = 0;
-  for (std::size_t i = 0; i < m.constraints.size(); ++i) {
-    const int rows = m.constraints[i].rows;
-    for (int r = 0; r < rows; ++r) d.constraints[i].warm[r] = ws.lambda[row + r] / scale;
-    row += rows;
-  }
+  const std::vector<int>& first_row = ws.force_layout.row;
+  assert(ws.force_layout.model == m.model_version);
+  const int n = static_cast<int>(m.constraints.size());
+  parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
+    const auto [first, last] = split(n, parts, p);
+    for (int i = first; i < last; ++i) {
+      const int row = first_row[static_cast<std::size_t>(i)], rows = m.constraints[static_cast<std::size_t>(i)].rows;
+      for (int r = 0; r < rows; ++r) d.constraints[static_cast<std::size_t>(i)].warm[static_cast<std::size_t>(r)] = ws.lambda[row + r] / scale;
+    }
+  });
 }
 
 void add_reaction(Reaction& out, const double* generalized, bool rigid, int dof) {

@@ -11,6 +11,8 @@ namespace linkage {
 
 // The world's threads, for the solvers and the products with J.
 inline Parallel parallel(const WorldModel& m, Workspace& ws) { return Parallel{&ws.threads, m.settings.threads}; }
+// Below this many rows a pass over them is not worth waking threads for.
+inline constexpr int kParallelRows = 2000;
 
 // The rows of the model's constraints, and of the system (the substep's
 // contacts follow the model's rows: contact_rows.hpp).

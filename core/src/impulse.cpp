@@ -43,18 +43,23 @@ constexpr int kFrictionRounds = 8;
 // with contacts, again while their friction bounds move (μ times the
 // normal impulses of the solve before).
 void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h, Eigen::VectorXd& v) {
-  ws.rhs.resize(ws.Cdot.size());
-  for (int i = 0; i < ws.rhs.size(); ++i)
-    ws.rhs[i] = -(ws.Cdot[i] + velocity_bias(ws, i, h) + position_bias(ws, i, m.settings.baumgarte, h));
-  ws.lo *= h;  // λ here is an impulse (N·s): a bound in N becomes one in N·s
-  ws.hi *= h;
+  const int nr = static_cast<int>(ws.Cdot.size());
+  ws.rhs.resize(nr);
+  parallel(m, ws).for_parts(nr < kParallelRows ? 1 : nr, [&](int p, int parts) {
+    const auto [first, last] = split(nr, parts, p);
+    for (int i = first; i < last; ++i) {
+      ws.rhs[i] = -(ws.Cdot[i] + velocity_bias(ws, i, h) + position_bias(ws, i, m.settings.baumgarte, h));
+      ws.lo[i] *= h;  // λ here is an impulse (N·s): a bound in N becomes one in N·s
+      ws.hi[i] *= h;
+    }
+  });
   const int held = prepare_system(m, ws);
   soften_rows(ws, h);
   gather_warm(m, d, ws, h);
   const int first_contact = model_rows(m);
   const bool contacts = first_contact < ws.J.rows();
   if (contacts) ws.contacts.bound_friction(ws.lo, ws.hi, Eigen::VectorXd(), first_contact);
-  const Eigen::VectorXd rhs = ws.rhs;
+  const Eigen::VectorXd rhs = contacts ? ws.rhs : Eigen::VectorXd();  // the friction rounds' (below)
   Eigen::VectorXd dv;  // W Jᵀ λ
   SolveRequest how{m.settings.solver_tolerance};
   how.w_jt_lambda = &dv;
