@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <emmintrin.h>
 #include <limits>
 #include <tuple>
 #include <variant>
@@ -12,6 +13,38 @@
 
 namespace linkage {
 namespace {
+
+// step_and_evaluate's order: a particle's step is complete after the last
+// Rod on it (that Rod's `last` end), and a Rod is evaluated once both its
+// particles have stepped, the Rods in their order (errors' |C|₂ sums in
+// it): after Rod k's forces, the Rods before k's `evaluate_to`. `idle`:
+// the DOF no Rod moves (of `dof`), stepped before the sweep.
+void schedule_sweep(TreeProjection& tp, int dof) {
+  std::vector<int> owner(static_cast<std::size_t>(dof), -1);  // per DOF: 2 × the last Rod on it + its end
+  for (std::size_t k = 0; k < tp.rods.size(); ++k)
+    for (int e = 0; e < 2; ++e)
+      if (tp.rods[k].offset[e] >= 0) owner[static_cast<std::size_t>(tp.rods[k].offset[e])] = static_cast<int>(2 * k) + e;
+  tp.idle.clear();
+  std::vector<char> moved(static_cast<std::size_t>(dof), 0);
+  for (const TreeProjection::Rod& n : tp.rods)
+    for (int e = 0; e < 2; ++e)
+      if (n.offset[e] >= 0) std::fill_n(moved.begin() + n.offset[e], n.dof, 1);
+  for (int i = 0; i < dof; ++i)
+    if (!moved[static_cast<std::size_t>(i)]) tp.idle.push_back(i);
+  int ready = 0;  // the Rod after which every Rod so far can be evaluated
+  for (std::size_t k = 0; k < tp.rods.size(); ++k) {
+    TreeProjection::Rod& n = tp.rods[k];
+    for (int e = 0; e < 2; ++e) {
+      if (n.offset[e] < 0) continue;
+      const int o = owner[static_cast<std::size_t>(n.offset[e])];
+      n.last[e] = o == static_cast<int>(2 * k) + e;
+      ready = std::max(ready, o / 2);
+    }
+    tp.rods[static_cast<std::size_t>(ready)].evaluate_to = static_cast<int>(k) + 1;
+  }
+  for (std::size_t k = 1; k < tp.rods.size(); ++k)
+    tp.rods[k].evaluate_to = std::max(tp.rods[k].evaluate_to, tp.rods[k - 1].evaluate_to);
+}
 
 // The constraints projection solves for, and the body tree they form.
 // Soft rows are held at λ = 0 by projection, and rows on nothing movable
@@ -102,6 +135,12 @@ void analyse(const WorldModel& m, TreeProjection& tp) {
     r.length = n.length;
     tp.rods.push_back(r);
   }
+  int dof = 0;
+  for (const BodyRecord& b : m.bodies) dof = std::max(dof, b.offset + b.dof);
+  tp.sweep = tp.rods_move && m.settings.dimension == 2 &&
+             std::all_of(tp.rods.begin(), tp.rods.end(),
+                         [](const TreeProjection::Rod& r) { return r.anchor[0].z() == 0.0 && r.anchor[1].z() == 0.0; });
+  if (tp.sweep) schedule_sweep(tp, dof);
   tp.applies = tp.elimination.analyse(bodies, nodes);
   if (!tp.applies) return;
   tp.J.assign(static_cast<std::size_t>(values), 0.0);
@@ -208,6 +247,79 @@ std::pair<double, double> errors(const TreeProjection& tp) {
   return {worst, std::sqrt(sum)};
 }
 
+// One Rod's C, J and −C, as evaluate_rod writes them, and its share of
+// errors' max |C| and |C|₂ (`worst`, `sum`).
+inline void evaluate_particle_rod(const TreeProjection::Rod& n, const double* x, bool three, TreeProjection& tp,
+                                  double& worst, double& sum) {
+  Vec3 p[2];
+  for (int e = 0; e < 2; ++e) {
+    p[e] = n.anchor[e];
+    if (n.offset[e] >= 0) p[e] += Vec3(x[n.offset[e]], x[n.offset[e] + 1], three ? x[n.offset[e] + 2] : 0.0);
+  }
+  const Vec3 d = p[1] - p[0];
+  const double len = d.norm();
+  const Vec3 g = len > 1e-12 ? Vec3(d * (1.0 / len)) : Vec3::UnitX();  // as evaluate_rod
+  const std::size_t row = static_cast<std::size_t>(n.row);
+  const double c = len - n.length;
+  tp.C[row] = c;
+  tp.rhs[row] = tp.held[row] ? 0.0 : -c;
+  if (!tp.held[row]) {  // as errors (no rod's row is a velocity row)
+    worst = std::max(worst, std::abs(c));
+    sum += c * c;
+  }
+  for (int e = 0; e < 2; ++e) {
+    if (n.offset[e] < 0) continue;
+    const double sign = e == 0 ? -1.0 : 1.0;
+    double* to = tp.J.data() + n.values[e];
+    to[0] = sign * g.x();
+    to[1] = sign * g.y();
+    if (three) to[2] = sign * g.z();
+  }
+}
+
+// Two Rods of a 2D model (their anchors in the plane) at once, as
+// evaluate_particle_rod evaluates each: each Rod's d = p_b − p_a as an SSE2
+// pair, then the two Rods' lengths, square roots and divisions side by side
+// (sqrtpd and divpd round as sqrtsd and divsd do, and |d|² = dx² + dy² is
+// Eigen's sum with its z² = 0 left out, exactly), half the divider's
+// time.
+inline void evaluate_particle_rod_pair(const TreeProjection::Rod& a, const TreeProjection::Rod& b, const double* x,
+                                       TreeProjection& tp, double& worst, double& sum) {
+  auto d_of = [x](const TreeProjection::Rod& n) {
+    __m128d p[2];
+    for (int e = 0; e < 2; ++e) {
+      p[e] = _mm_set_pd(n.anchor[e].y(), n.anchor[e].x());
+      if (n.offset[e] >= 0) p[e] = _mm_add_pd(p[e], _mm_loadu_pd(x + n.offset[e]));
+    }
+    return _mm_sub_pd(p[1], p[0]);
+  };
+  const __m128d da = d_of(a), db = d_of(b);
+  const __m128d dx = _mm_unpacklo_pd(da, db), dy = _mm_unpackhi_pd(da, db);
+  const __m128d len = _mm_sqrt_pd(_mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy)));
+  const __m128d inv = _mm_div_pd(_mm_set1_pd(1.0), len);
+  // Coincident anchors (or a NaN) take the unit x, as evaluate_rod.
+  const __m128d far = _mm_cmpgt_pd(len, _mm_set1_pd(1e-12));
+  const __m128d gx = _mm_or_pd(_mm_and_pd(far, _mm_mul_pd(dx, inv)), _mm_andnot_pd(far, _mm_set1_pd(1.0)));
+  const __m128d gy = _mm_and_pd(far, _mm_mul_pd(dy, inv));
+  const __m128d c = _mm_sub_pd(len, _mm_set_pd(b.length, a.length));
+  const __m128d g[2] = {_mm_unpacklo_pd(gx, gy), _mm_unpackhi_pd(gx, gy)};
+  double cs[2];
+  _mm_storeu_pd(cs, c);
+  const TreeProjection::Rod* rods[2] = {&a, &b};
+  for (int k = 0; k < 2; ++k) {
+    const TreeProjection::Rod& n = *rods[k];
+    const std::size_t row = static_cast<std::size_t>(n.row);
+    tp.C[row] = cs[k];
+    tp.rhs[row] = tp.held[row] ? 0.0 : -cs[k];
+    if (!tp.held[row]) {
+      worst = std::max(worst, std::abs(cs[k]));
+      sum += cs[k] * cs[k];
+    }
+    if (n.offset[0] >= 0) _mm_storeu_pd(tp.J.data() + n.values[0], _mm_mul_pd(_mm_set1_pd(-1.0), g[k]));
+    if (n.offset[1] >= 0) _mm_storeu_pd(tp.J.data() + n.values[1], g[k]);
+  }
+}
+
 // evaluate's rows after the first evaluation when every node is a rod or a
 // rope between particles and the world (chains, ropes, the cloths): the
 // same C, J and −C in one short loop over the compact Rods, without the
@@ -217,35 +329,8 @@ std::pair<double, double> errors(const TreeProjection& tp) {
 // divisions, which a chain's iterations wait on.
 std::pair<double, double> evaluate_particle_rods(const WorldModel& m, TreeProjection& tp, const Eigen::VectorXd& q) {
   const bool three = m.settings.dimension == 3;
-  const double* x = q.data();
-  double* J = tp.J.data();
   double worst = 0.0, sum = 0.0;
-  for (const TreeProjection::Rod& n : tp.rods) {
-    Vec3 p[2];
-    for (int e = 0; e < 2; ++e) {
-      p[e] = n.anchor[e];
-      if (n.offset[e] >= 0) p[e] += Vec3(x[n.offset[e]], x[n.offset[e] + 1], three ? x[n.offset[e] + 2] : 0.0);
-    }
-    const Vec3 d = p[1] - p[0];
-    const double len = d.norm();
-    const Vec3 g = len > 1e-12 ? Vec3(d * (1.0 / len)) : Vec3::UnitX();  // as evaluate_rod
-    const std::size_t row = static_cast<std::size_t>(n.row);
-    const double c = len - n.length;
-    tp.C[row] = c;
-    tp.rhs[row] = tp.held[row] ? 0.0 : -c;
-    if (!tp.held[row]) {  // as errors (no rod's row is a velocity row)
-      worst = std::max(worst, std::abs(c));
-      sum += c * c;
-    }
-    for (int e = 0; e < 2; ++e) {
-      if (n.offset[e] < 0) continue;
-      const double sign = e == 0 ? -1.0 : 1.0;
-      double* to = J + n.values[e];
-      to[0] = sign * g.x();
-      to[1] = sign * g.y();
-      if (three) to[2] = sign * g.z();
-    }
-  }
+  for (const TreeProjection::Rod& n : tp.rods) evaluate_particle_rod(n, q.data(), three, tp, worst, sum);
   return {worst, std::sqrt(sum)};
 }
 
@@ -414,6 +499,61 @@ void add_forces(WorldData& d, Workspace& ws, const TreeProjection& tp, double fa
   }
 }
 
+// What add_forces(force, dq), the step q += W dq (`start` and `moved`
+// kept) and evaluate_particle_rods do on a 2D model of particle Rods whose
+// ends all move, in one sweep over the Rods (schedule_sweep's order): each
+// particle's step taken right after its last Rod's forces, each Rod
+// evaluated once both its particles stepped. A particle's two DOF go as
+// one SSE2 pair (the same IEEE operations on each, so the same bits): its
+// step then reads back whole the pair its forces just stored, where two
+// halves stored apart would stall the load. tp.dq must be 0.
+std::pair<double, double> step_and_evaluate(Workspace& ws, TreeProjection& tp, double force, Eigen::VectorXd& q) {
+  double* x = q.data();
+  double* dq = tp.dq.data();
+  double* start = tp.start.data();
+  double* moved = tp.moved.data();
+  const double* w = ws.w.data();
+  const double* J = tp.J.data();
+  const double* mu_of = tp.y.data();
+  double* lambda = ws.step_lambda.data();
+  double* forces = ws.block_forces.data();
+  for (int i : tp.idle) {
+    const auto k = static_cast<std::size_t>(i);
+    dq[k] *= w[i];
+    start[k] = x[i];
+    x[i] += dq[k];
+    moved[k] += dq[k];
+  }
+  double worst = 0.0, sum = 0.0;
+  const TreeProjection::Rod* rods = tp.rods.data();
+  int evaluated = 0;
+  for (const TreeProjection::Rod& n : tp.rods) {
+    const double mu = mu_of[n.row], l = force * mu;
+    lambda[n.row] += l;
+    const __m128d vmu = _mm_set1_pd(mu), vl = _mm_set1_pd(l);
+    for (int e = 0; e < 2; ++e) {
+      const int o = n.offset[e];
+      if (o < 0) continue;
+      const __m128d v = _mm_loadu_pd(J + n.values[e]);
+      double* f = forces + 3 * n.block[e];
+      _mm_storeu_pd(f, _mm_add_pd(_mm_loadu_pd(f), _mm_mul_pd(v, vl)));
+      __m128d step = _mm_add_pd(_mm_loadu_pd(dq + o), _mm_mul_pd(v, vmu));
+      if (n.last[e]) {
+        step = _mm_mul_pd(step, _mm_loadu_pd(w + o));
+        const __m128d from = _mm_loadu_pd(x + o);
+        _mm_storeu_pd(start + o, from);
+        _mm_storeu_pd(x + o, _mm_add_pd(from, step));
+        _mm_storeu_pd(moved + o, _mm_add_pd(_mm_loadu_pd(moved + o), step));
+      }
+      _mm_storeu_pd(dq + o, step);
+    }
+    for (; evaluated + 2 <= n.evaluate_to; evaluated += 2)
+      evaluate_particle_rod_pair(rods[evaluated], rods[evaluated + 1], x, tp, worst, sum);
+  }
+  if (evaluated < static_cast<int>(tp.rods.size())) evaluate_particle_rod(rods[evaluated], x, false, tp, worst, sum);
+  return {worst, std::sqrt(sum)};
+}
+
 }  // namespace
 
 bool tree_applies(const WorldModel& m, Workspace& ws) {
@@ -465,22 +605,25 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
     }
     record_solve(m, ws, stats, 0);
     std::fill(tp.dq.begin(), tp.dq.end(), 0.0);
-    add_forces(d, ws, tp, force, tp.dq.data());
-    // The full step first (the line search's usual answer), in one pass.
-    for (int i = 0; i < dof; ++i) {
-      const auto k = static_cast<std::size_t>(i);
-      tp.dq[k] *= ws.w[i];  // dq = W Jᵀ μ
-      tp.start[k] = d.q[i];
-      d.q[i] += tp.dq[k];
-      tp.moved[k] += tp.dq[k];
-    }
+    // The full step first (the line search's usual answer): dq = W Jᵀ μ.
     double alpha = 1.0, trial = norm;
-    for (int cut = 0;; ++cut, alpha *= 0.5) {
-      if (cut > 0)
-        for (int i = 0; i < dof; ++i) d.q[i] = tp.start[static_cast<std::size_t>(i)] + alpha * tp.dq[static_cast<std::size_t>(i)];
+    if (tp.sweep) {
+      std::tie(worst, trial) = step_and_evaluate(ws, tp, force, d.q);
+    } else {
+      add_forces(d, ws, tp, force, tp.dq.data());
+      for (int i = 0; i < dof; ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        tp.dq[k] *= ws.w[i];
+        tp.start[k] = d.q[i];
+        d.q[i] += tp.dq[k];
+        tp.moved[k] += tp.dq[k];
+      }
       std::tie(worst, trial) = evaluate(m, d, ws, tp, t, d.q, false);
-      if (cut == search.max_cuts) break;
-      if (std::isfinite(trial) && trial <= search.max_growth * initial) break;
+    }
+    for (int cut = 1; cut <= search.max_cuts && !(std::isfinite(trial) && trial <= search.max_growth * initial); ++cut) {
+      alpha *= 0.5;
+      for (int i = 0; i < dof; ++i) d.q[i] = tp.start[static_cast<std::size_t>(i)] + alpha * tp.dq[static_cast<std::size_t>(i)];
+      std::tie(worst, trial) = evaluate(m, d, ws, tp, t, d.q, false);
     }
     if (alpha < 1.0) {
       for (int i = 0; i < dof; ++i) tp.moved[static_cast<std::size_t>(i)] += (alpha - 1.0) * tp.dq[static_cast<std::size_t>(i)];

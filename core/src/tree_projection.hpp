@@ -58,6 +58,11 @@ struct TreeProjection {
     int block[2] = {-1, -1};   // a moving end's block among the step's forces
     Vec3 anchor[2] = {Vec3::Zero(), Vec3::Zero()};
     double length = 0.0;
+    // When sweep, the fused sweep's order (tree_projection.cpp,
+    // schedule_sweep): the ends whose particle's step is complete after
+    // this Rod, and how many Rods are evaluated once it is done.
+    bool last[2] = {false, false};
+    int evaluate_to = 0;
   };
   std::uint64_t model = ~0ull;  // the model version analysed
   bool applies = false;         // every component is a tree of small fronts
@@ -66,8 +71,10 @@ struct TreeProjection {
   bool rods_only = false;       // every constraint of the model is a rod or a rope node
   bool particle_rods = false;   // every node is a rod or a rope between particles and the world
   bool rods_move = false;       // ... and every particle end moves (no reaction to report)
+  bool sweep = false;           // ... in 2D: forces, step and evaluation in one sweep (tree_projection.cpp)
   std::vector<Node> nodes;      // constraints with a moving body, not soft, in model order
   std::vector<Rod> rods;        // the nodes as Rods, when particle_rods
+  std::vector<int> idle;        // when sweep: the DOF no Rod moves
   TreeElimination elimination;
 
   // Per iteration: J's blocks, and per row (the model's row order) C, μ

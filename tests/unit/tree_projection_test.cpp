@@ -96,18 +96,23 @@ struct Outcome {
   ProjectionOutcome projection;
   bool tree = false;     // the tree path applied to it
   bool general = false;  // the general path's direct solver factored (a fresh workspace's path is none)
+  bool sweep = false;    // the tree path took its one sweep
 };
 
-// `particle_rods` false: the tree path evaluates rods and ropes between
-// particles as it evaluates any rod and takes their forces as any node's
-// (its short loops for them are off).
-Outcome project(const Scene& s, bool tree, bool particle_rods = true) {
+// How the tree path may take a model of rods and ropes between particles:
+// in its one sweep (forces, step and evaluation; 2D), in its short loops
+// (the forces', the step's and the evaluation's, each a pass), or as any
+// rod and any node (neither).
+enum class Loops { sweep, short_loops, none };
+
+Outcome project(const Scene& s, bool tree, Loops loops = Loops::sweep) {
   const WorldModel& m = s.m;
   WorldData d = s.d;
   Workspace ws;
   ws.tree.enabled = tree;
   update_inverse_masses(m, d, ws);
-  if (!particle_rods && tree_applies(m, ws)) ws.tree.particle_rods = ws.tree.rods_move = false;
+  if (loops != Loops::sweep && tree_applies(m, ws)) ws.tree.sweep = false;
+  if (loops == Loops::none && tree_applies(m, ws)) ws.tree.particle_rods = ws.tree.rods_move = false;
   begin_constraint_forces(m, d, ws);
   ws.motor_free.assign(static_cast<std::size_t>(s.first_row(static_cast<int>(m.constraints.size()))), 0);
   for (int r : s.free_motor_rows) ws.motor_free[static_cast<std::size_t>(r)] = 1;
@@ -119,6 +124,7 @@ Outcome project(const Scene& s, bool tree, bool particle_rods = true) {
   out.v = d.v;
   out.constraints = d.constraints;
   out.tree = ws.tree.model == m.model_version && ws.tree.applies;
+  out.sweep = out.tree && ws.tree.sweep;
   out.general = ws.direct.path() != SolverPath::none;
   return out;
 }
@@ -181,34 +187,76 @@ TEST(TreeProjection, AgreesOnAChainOfParticles) {
   expect_paths_agree(s);
 }
 
-// The tree path's short loops for rods and ropes between particles (and
-// the world), the evaluation and the forces, give bit for bit what its
-// evaluation of any rod and its forces of any node give, on a chain with a
-// taut rope at its end.
-TEST(TreeProjection, EvaluatesRodsBetweenParticlesAsAnyRod) {
-  Scene s = chain_of_particles();
-  const int bob = s.body(BodyKind::particle, Vec3(4.1, -0.5, 0.0), 0.0, 0.5);
-  s.add(RopeDef{.max_length = 0.5}, bob - 1, bob);
-  s.perturb(2, 0.01);
-  s.d.q[s.m.bodies.back().offset + 1] -= 0.02;  // the rope stretched: it pulls
-  Workspace ws;
-  update_inverse_masses(s.m, s.d, ws);
-  ASSERT_TRUE(tree_applies(s.m, ws));
-  EXPECT_TRUE(ws.tree.particle_rods);
-  EXPECT_TRUE(ws.tree.rods_move);
-  const Outcome short_loop = project(s, true);
-  const Outcome any_rod = project(s, true, false);
-  EXPECT_TRUE(short_loop.tree);
-  EXPECT_GT(short_loop.projection.iterations, 1);
-  EXPECT_EQ(short_loop.projection.iterations, any_rod.projection.iterations);
-  EXPECT_EQ(short_loop.projection.error, any_rod.projection.error);
-  EXPECT_EQ(std::memcmp(short_loop.q.data(), any_rod.q.data(), sizeof(double) * short_loop.q.size()), 0);
-  EXPECT_EQ(std::memcmp(short_loop.v.data(), any_rod.v.data(), sizeof(double) * short_loop.v.size()), 0);
-  for (std::size_t i = 0; i < short_loop.constraints.size(); ++i) {
-    EXPECT_EQ(short_loop.constraints[i].lambda, any_rod.constraints[i].lambda) << "constraint " << i;
-    EXPECT_EQ(short_loop.constraints[i].on_a.force, any_rod.constraints[i].on_a.force) << "constraint " << i;
+Scene line_search_cut(int dimension);
+
+// Two outcomes bit for bit: iterations, error, q, v, λ and reactions.
+void expect_same_bits(const Outcome& a, const Outcome& b) {
+  EXPECT_EQ(a.projection.iterations, b.projection.iterations);
+  EXPECT_EQ(a.projection.error, b.projection.error);
+  EXPECT_EQ(std::memcmp(a.q.data(), b.q.data(), sizeof(double) * a.q.size()), 0);
+  EXPECT_EQ(std::memcmp(a.v.data(), b.v.data(), sizeof(double) * a.v.size()), 0);
+  for (std::size_t i = 0; i < a.constraints.size(); ++i) {
+    EXPECT_EQ(a.constraints[i].lambda, b.constraints[i].lambda) << "constraint " << i;
+    EXPECT_EQ(a.constraints[i].on_a.force, b.constraints[i].on_a.force) << "constraint " << i;
+    EXPECT_EQ(a.constraints[i].on_b.force, b.constraints[i].on_b.force) << "constraint " << i;
   }
-  EXPECT_LT(short_loop.constraints.back().lambda[0], 0.0);  // the rope pulls
+}
+
+// A random 2D tree of particles on rods, some rods from the world: each
+// particle hangs from a random earlier one (or, every seventh, from the
+// world), the rods listed in a shuffled order, each particle off by up to
+// 1 cm; the last particle on a rope.
+Scene random_particle_tree(unsigned seed, int count) {
+  Scene s(2);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), mass(0.5, 2.0);
+  auto at = [&s](int body) {
+    const int o = s.m.bodies[static_cast<std::size_t>(body)].offset;
+    return Vec3(s.d.q[o], s.d.q[o + 1], 0.0);
+  };
+  std::vector<std::pair<int, int>> edges;
+  for (int i = 0; i < count; ++i) {
+    const int parent = i % 7 == 0 ? -1 : static_cast<int>(rng() % static_cast<unsigned>(i));
+    const Vec3 from = parent < 0 ? Vec3(u(rng), 0, 0) : at(parent);
+    edges.push_back({parent, s.body(BodyKind::particle, from + Vec3(0.1 * u(rng), -0.1, 0), 0.0, mass(rng))});
+  }
+  std::shuffle(edges.begin(), edges.end() - 1, rng);
+  for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
+    const auto [a, b] = edges[i];
+    s.add(DistanceDef{.anchor_a = a < 0 ? Vec3(at(b) + Vec3(0, 0.1, 0)) : Vec3::Zero()}, a, b);
+  }
+  s.add(RopeDef{}, edges.back().first, edges.back().second);
+  s.perturb(seed, 0.01);
+  return s;
+}
+
+// The tree path's one sweep over rods and ropes between particles (2D),
+// its short loops and its evaluation of any rod and forces of any node give
+// the same bits, on a chain with a taut rope at its end, random particle
+// trees, and the branching tree whose first step the line search cuts.
+TEST(TreeProjection, TakesRodsBetweenParticlesAlikeInEachLoop) {
+  std::vector<std::pair<std::string, Scene>> scenes;
+  Scene chain = chain_of_particles();
+  const int bob = chain.body(BodyKind::particle, Vec3(4.1, -0.5, 0.0), 0.0, 0.5);
+  chain.add(RopeDef{.max_length = 0.5}, bob - 1, bob);
+  chain.perturb(2, 0.01);
+  chain.d.q[chain.m.bodies.back().offset + 1] -= 0.02;  // the rope stretched: it pulls
+  scenes.push_back({"chain and rope", chain});
+  for (unsigned seed : {41u, 42u, 43u}) scenes.push_back({"tree " + std::to_string(seed), random_particle_tree(seed, 60)});
+  scenes.push_back({"cut", line_search_cut(2)});
+  for (const auto& [name, s] : scenes) {
+    SCOPED_TRACE(name);
+    const Outcome sweep = project(s, true);
+    const Outcome short_loops = project(s, true, Loops::short_loops);
+    const Outcome none = project(s, true, Loops::none);
+    EXPECT_TRUE(sweep.sweep);
+    EXPECT_FALSE(short_loops.sweep);
+    EXPECT_GT(sweep.projection.iterations, 1);
+    EXPECT_LT(sweep.projection.error, s.m.settings.projection_tolerance);
+    expect_same_bits(sweep, short_loops);
+    expect_same_bits(sweep, none);
+  }
+  EXPECT_LT(project(scenes.front().second, true).constraints.back().lambda[0], 0.0);  // the rope pulls
 }
 
 // A bar pinned to the world, three children on its end (one welded, one
