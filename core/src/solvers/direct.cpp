@@ -131,55 +131,93 @@ void DirectSolver::factor(const SystemView& k) {
 
 SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& x, double tolerance,
                                int budget, Eigen::VectorXd* w_jt_x) {
+  // PCG over the free rows, its vector operations fused into as few passes
+  // over the rows as the recurrence allows (each pass over a large system
+  // is a trip to memory, on the stepping thread alone).
   SolveStats stats;
   const SystemView kk = kept(k);
   const int n = static_cast<int>(r.size());
-  Eigen::VectorXd res = r;
-  kk.zero_held(res);
-  const double norm_r = res.norm();
+  const char* held = kk.held.empty() ? nullptr : kk.held.data();
+  auto free = [held](int i) { return !held || !held[i]; };
+  Eigen::VectorXd res(n);  // r over the free rows, then r − K x
+  double res2 = 0.0;       // |res|²
+  for (int i = 0; i < n; ++i) {
+    const double v = free(i) ? r[i] : 0.0;
+    res[i] = v;
+    res2 += v * v;
+  }
+  const double norm_r = std::sqrt(res2);
   // From the caller's λ (a step's warm start: a structure at rest asks for
   // the same λ again), where it leaves less of r than λ = 0 does.
   bool warm = x.size() == n && norm_r > 0.0;
-  if (warm) kk.zero_held(x);
-  warm = warm && x.allFinite() && !x.isZero(0.0);
   if (warm) {
-    Eigen::VectorXd kx(n);
-    kk.apply(x, kx, scratch_);
-    const Eigen::VectorXd left = res - kx;
-    warm = left.norm() < norm_r;
-    if (warm) res = left;
+    bool finite = true, zero = true;
+    for (int i = 0; i < n; ++i) {
+      const double v = free(i) ? x[i] : 0.0;
+      x[i] = v;
+      finite = finite && std::isfinite(v);
+      zero = zero && v == 0.0;
+    }
+    warm = finite && !zero;
+  }
+  if (warm) {
+    Eigen::VectorXd left(n);
+    kk.apply(x, left, scratch_);
+    double left2 = 0.0;
+    for (int i = 0; i < n; ++i) {
+      const double v = res[i] - left[i];
+      left[i] = v;
+      left2 += v * v;
+    }
+    warm = left2 < res2;
+    if (warm) {
+      res.swap(left);
+      res2 = left2;
+    }
   }
   if (!warm) x.setZero(n);
   // W Jᵀ x, kept beside x from the products K p makes anyway (apply leaves
   // W Jᵀ p in scratch_).
   if (w_jt_x) {
-    if (warm) *w_jt_x = scratch_;
+    if (warm) w_jt_x->swap(scratch_);
     else w_jt_x->setZero(k.J.cols());
     stats.w_jt_lambda = true;
   }
   if (norm_r == 0.0) return stats;
-  stats.residual = res.norm() / norm_r;
+  stats.residual = std::sqrt(res2) / norm_r;
   if (stats.residual <= tolerance) return stats;
-  // The factorization may be of another held set: held rows stay out.
-  auto precondition = [&](Eigen::VectorXd& z) {
+  // z = M⁻¹ res over the free rows (the factorization may be of another
+  // held set: held rows stay out); returns res · z.
+  Eigen::VectorXd z(n), p(n), kp(n);
+  auto precondition = [&] {
+    z = res;
     ldlt_.solve(z, parallel_);
-    kk.zero_held(z);
+    double rz = 0.0;
+    for (int i = 0; i < n; ++i) {
+      const double v = free(i) ? z[i] : 0.0;
+      z[i] = v;
+      rz += res[i] * v;
+    }
+    return rz;
   };
-  Eigen::VectorXd z = res, kp(n);
-  precondition(z);
-  Eigen::VectorXd p = z;
-  double rz = res.dot(z);
+  double rz = precondition();
+  p = z;
   for (int it = 0; it <= budget; ++it) {
     kk.apply(p, kp, scratch_);
     const double pkp = p.dot(kp);
     if (!(pkp > 0.0)) break;
     const double alpha = rz / pkp;
-    x += alpha * p;
+    res2 = 0.0;
+    for (int i = 0; i < n; ++i) {
+      x[i] += alpha * p[i];
+      const double v = res[i] - alpha * kp[i];
+      res[i] = v;
+      res2 += v * v;
+    }
     if (w_jt_x) *w_jt_x += alpha * scratch_;
-    res -= alpha * kp;
     ++stats.iterations;
     ++pcg_iterations;
-    stats.residual = res.norm() / norm_r;
+    stats.residual = std::sqrt(res2) / norm_r;
     if (stats.residual <= tolerance) return stats;
     // Give up as soon as the rate so far would not reach the tolerance
     // within the budget: a refactorization is cheaper than the iterations
@@ -191,9 +229,7 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
     if (stats.residual >= 1.0) break;
     const double needed = done * std::log(tolerance) / std::log(stats.residual);
     if (needed > budget + 1) break;
-    z = res;
-    precondition(z);
-    const double rz_next = res.dot(z);
+    const double rz_next = precondition();
     p = z + (rz_next / rz) * p;
     rz = rz_next;
   }
