@@ -216,6 +216,22 @@ void TreeElimination::order_chains() {
   }
   fronts_ = std::move(ordered);
   for (Place& c : children_) c.node = moved_to[static_cast<std::size_t>(c.node)];
+  // Back-substitution partners: a chain and the chain before it, when only
+  // fronts without pivots (nothing to back-substitute) lie between them.
+  // The later chain's parent front has pivots (the edge from the chain
+  // is one), so it comes after both.
+  for (std::size_t i = spans_.size(); i-- > 0;) {
+    if (!spans_[i].chain || spans_[i].partnered) continue;
+    auto pivotless = [&](const Span& s) {
+      return !s.chain && std::all_of(fronts_.begin() + s.first, fronts_.begin() + s.first + s.count, [](const Front& f) { return f.pivots == 0; });
+    };
+    std::size_t j = i;
+    while (j > 0 && pivotless(spans_[j - 1])) --j;
+    if (j > 0 && spans_[j - 1].chain && !spans_[j - 1].partnered) {
+      spans_[i].partner = static_cast<int>(j - 1);
+      spans_[j - 1].partnered = true;
+    }
+  }
 }
 
 void TreeElimination::factor(const double* J, const double* w, const char* skip, const double* diag, double* y) {
@@ -400,7 +416,11 @@ void TreeElimination::back_substitute(double* y) const {
   for (auto s = spans_.rbegin(); s != spans_.rend(); ++s) {
     const Front* first = fronts_.data() + s->first;
     if (s->chain) {
-      back_chain(*s, y);
+      if (s->partner >= 0) {
+        back_chains(*s, spans_[static_cast<std::size_t>(s->partner)], y);
+      } else if (!s->partnered) {
+        back_chain(*s, y);
+      }
       continue;
     }
     for (const Front* f = first + s->count; f-- != first;) {
@@ -460,6 +480,38 @@ void TreeElimination::back_chain(const Span& s, double* y) const {
   for (const Link* link = first + s.count; link-- != first;) {
     yc = y[link->row0] - panels_[static_cast<std::size_t>(link->panel) + 1] * yc;
     y[link->row0] = yc;
+  }
+}
+
+void TreeElimination::back_chains(const Span& a, const Span& b, double* y) const {
+  // Two chains side by side (a chain's parent front is never another
+  // chain's link, so neither reads what the other writes; order_chains
+  // pairs them): each link's
+  // back-substitution waits on the one above it, a multiplication and a
+  // subtraction, and two chains' recurrences overlap where one would wait.
+  // The same operations on each chain as back_chain's.
+  const Link* fa = links_.data() + a.link;
+  const Link* fb = links_.data() + b.link;
+  double ya = y[fa[a.count - 1].row1], yb = y[fb[b.count - 1].row1];
+  const Link* la = fa + a.count;
+  const Link* lb = fb + b.count;
+  for (; la != fa && lb != fb;) {
+    --la;
+    --lb;
+    ya = y[la->row0] - panels_[static_cast<std::size_t>(la->panel) + 1] * ya;
+    yb = y[lb->row0] - panels_[static_cast<std::size_t>(lb->panel) + 1] * yb;
+    y[la->row0] = ya;
+    y[lb->row0] = yb;
+  }
+  for (; la != fa;) {
+    --la;
+    ya = y[la->row0] - panels_[static_cast<std::size_t>(la->panel) + 1] * ya;
+    y[la->row0] = ya;
+  }
+  for (; lb != fb;) {
+    --lb;
+    yb = y[lb->row0] - panels_[static_cast<std::size_t>(lb->panel) + 1] * yb;
+    y[lb->row0] = yb;
   }
 }
 

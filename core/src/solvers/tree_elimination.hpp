@@ -82,6 +82,10 @@ class TreeElimination {
     int first, count;
     int link;  // a chain's first link in links_
     bool chain;
+    // A chain back-substituted side by side with an earlier chain (its
+    // span's index), which is then `partnered` (order_chains).
+    int partner = -1;
+    bool partnered = false;
   };
   // What a chain's kernels read of a link, in one place: its two blocks
   // on its body (the pivot row's, the parent row's), the body's W, its
@@ -106,6 +110,7 @@ class TreeElimination {
   template <int N, int P>
   void back_front(const Front& f, double* y) const;
   void back_chain(const Span& s, double* y) const;
+  void back_chains(const Span& a, const Span& b, double* y) const;  // two partners side by side
 
   std::vector<Node> nodes_;
   std::vector<Body> bodies_;
