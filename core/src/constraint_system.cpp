@@ -444,34 +444,43 @@ void gather_warm(const WorldModel& m, WorldData& d, Workspace& ws, double scale)
   if (!m.settings.warm_start) scale = 0.0;
   const std::vector<int>& first_row = ws.force_layout.row;  // made this step by begin_constraint_forces
   assert(ws.force_layout.model == m.model_version);
-  const int n = static_cast<int>(m.constraints.size());
-  parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
-    const auto [first, last] = split(n, parts, p);
-    for (int i = first; i < last; ++i) {
-      const int row = first_row[static_cast<std::size_t>(i)], rows = m.constraints[static_cast<std::size_t>(i)].rows;
-      for (int r = 0; r < rows; ++r)
-        ws.lambda[row + r] = ws.held[static_cast<std::size_t>(row + r)] ? 0.0 : scale * d.constraints[static_cast<std::size_t>(i)].warm[static_cast<std::size_t>(r)];
-    }
-  });
-  const int row = first_row.back();
-  if (row == ws.lambda.size()) return;
+  const int nr = first_row.back();
+  const Workspace::Warm& warm = ws.warm;
+  if (warm.model == m.model_version && (warm.pending || warm.steps == d.steps) && warm.rows.size() == nr) {
+    parallel(m, ws).for_parts(nr < kParallelRows ? 1 : nr, [&](int p, int parts) {
+      const auto [first, last] = split(nr, parts, p);
+      for (int i = first; i < last; ++i) ws.lambda[i] = ws.held[static_cast<std::size_t>(i)] ? 0.0 : scale * warm.rows[i];
+    });
+  } else {
+    const int n = static_cast<int>(m.constraints.size());
+    parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
+      const auto [first, last] = split(n, parts, p);
+      for (int i = first; i < last; ++i) {
+        const int row = first_row[static_cast<std::size_t>(i)], rows = m.constraints[static_cast<std::size_t>(i)].rows;
+        const ConstraintState& state = d.constraints[static_cast<std::size_t>(i)];
+        for (int r = 0; r < rows; ++r)
+          ws.lambda[row + r] = ws.held[static_cast<std::size_t>(row + r)] ? 0.0 : scale * state.warm[static_cast<std::size_t>(r)];
+      }
+    });
+  }
+  if (nr == ws.lambda.size()) return;
   // Contacts keep their impulses (N·s) from the last substep.
-  ws.contacts.warm_start(ws.lambda, row);
-  for (int i = row; i < ws.lambda.size(); ++i)
+  ws.contacts.warm_start(ws.lambda, nr);
+  for (int i = nr; i < ws.lambda.size(); ++i)
     if (ws.held[static_cast<std::size_t>(i)] || !m.settings.warm_start) ws.lambda[i] = 0.0;
 }
 
-void scatter_warm(const WorldModel& m, WorldData& d, Workspace& ws, double scale) {
-  const std::vector<int>& first_row = ws.force_layout.row;
+void scatter_warm(const WorldModel& m, Workspace& ws, double scale) {
   assert(ws.force_layout.model == m.model_version);
-  const int n = static_cast<int>(m.constraints.size());
-  parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
-    const auto [first, last] = split(n, parts, p);
-    for (int i = first; i < last; ++i) {
-      const int row = first_row[static_cast<std::size_t>(i)], rows = m.constraints[static_cast<std::size_t>(i)].rows;
-      for (int r = 0; r < rows; ++r) d.constraints[static_cast<std::size_t>(i)].warm[static_cast<std::size_t>(r)] = ws.lambda[row + r] / scale;
-    }
+  const int nr = ws.force_layout.row.back();
+  Workspace::Warm& warm = ws.warm;
+  warm.rows.resize(nr);
+  parallel(m, ws).for_parts(nr < kParallelRows ? 1 : nr, [&](int p, int parts) {
+    const auto [first, last] = split(nr, parts, p);
+    for (int i = first; i < last; ++i) warm.rows[i] = ws.lambda[i] / scale;
   });
+  warm.model = m.model_version;
+  warm.pending = true;
 }
 
 void add_reaction(Reaction& out, const double* generalized, bool rigid, int dof) {
@@ -500,6 +509,7 @@ void begin_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) {
     }
     l.model = m.model_version;
   }
+  ws.warm.pending = false;  // a step cut short left none to write
   // Only a fixed end's reaction is added to where it lies; the rest are
   // written whole by finish_constraint_forces.
   for (const int i : l.fixed_end) {
@@ -561,6 +571,8 @@ void add_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws, con
 
 void finish_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) {
   const Workspace::ForceLayout& l = ws.force_layout;
+  Workspace::Warm& warm = ws.warm;
+  const bool write_warm = warm.pending && warm.model == m.model_version;
   const int n = static_cast<int>(m.constraints.size());
   parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
     const auto [first, last] = split(n, parts, p);
@@ -569,6 +581,7 @@ void finish_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) 
       ConstraintState& state = d.constraints[static_cast<std::size_t>(i)];
       const int row = l.row[static_cast<std::size_t>(i)];
       for (std::size_t r = 0; r < state.lambda.size(); ++r) state.lambda[r] = static_cast<int>(r) < c.rows ? ws.step_lambda[row + static_cast<int>(r)] : 0.0;
+      for (int r = 0; write_warm && r < c.rows; ++r) state.warm[static_cast<std::size_t>(r)] = warm.rows[row + r];
       int k = l.block[static_cast<std::size_t>(i)];
       for (int end = 0; end < 2; ++end) {
         const int body = end == 0 ? c.body_a : c.body_b;
@@ -581,6 +594,9 @@ void finish_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) 
       }
     }
   });
+  // The states now hold the flat warm starts, which stay valid for the next step's data.
+  warm.pending = false;
+  if (warm.model == m.model_version) warm.steps = d.steps + 1;
 }
 
 namespace {

@@ -68,8 +68,9 @@ void hold_soft_rows(Workspace& ws);
 // ws.lambda ← each constraint's warm-start λ times `scale` (0 on held rows).
 void gather_warm(const WorldModel& m, WorldData& d, Workspace& ws, double scale);
 
-// Each constraint's warm λ ← ws.lambda / scale.
-void scatter_warm(const WorldModel& m, WorldData& d, Workspace& ws, double scale);
+// The step's warm λ ← ws.lambda / scale, per row (Workspace::warm), into
+// each constraint's state when finish_constraint_forces writes it.
+void scatter_warm(const WorldModel& m, Workspace& ws, double scale);
 
 // The step's constraint forces, in shares. begin_ clears them (and each
 // constraint's reported λ and reactions); add_ adds one share: factor ·

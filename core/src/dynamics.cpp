@@ -45,7 +45,7 @@ void accelerations(const WorldModel& m, WorldData& d, Workspace& ws, double h, d
   apply_soft_forces(ws);
   gather_warm(m, d, ws, 1.0);
   record_solve(m, ws, solve_system(m, ws), held);
-  scatter_warm(m, d, ws, 1.0);
+  scatter_warm(m, ws, 1.0);
   add_constraint_forces(m, d, ws, ws.J, ws.lambda, weight, t, q);
 
   // q̈ = W (Q_a + Jᵀ λ)

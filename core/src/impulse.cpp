@@ -359,7 +359,7 @@ void impulse_step(const WorldModel& m, WorldData& d, Workspace& ws, double t, do
     if (m.settings.project_positions) std::swap(ws.step_J, ws.J);
   }
   d.v = v;
-  scatter_warm(m, d, ws, h);
+  scatter_warm(m, ws, h);
 }
 
 }  // namespace linkage

@@ -52,6 +52,16 @@ struct Workspace {
   // body, 3 values each.
   Eigen::VectorXd step_lambda, substep_lambda;
   std::vector<double> block_forces;
+  // Each model row's warm-start λ as the step's solves leave it
+  // (scatter_warm: λ / scale). finish_constraint_forces writes them into the
+  // constraints' states in its pass over them; until then (pending), and
+  // after while the model and the steps are these, gather_warm reads them
+  // here: a flat vector instead of a field of every state.
+  struct Warm {
+    Eigen::VectorXd rows;
+    std::uint64_t model = ~0ull, steps = ~0ull;
+    bool pending = false;
+  } warm;
   // Where each constraint's share of those lives, for one model version:
   // its first row and first block (and one past the last constraint's);
   // and the constraints with a fixed or kinematic end, whose reaction
