@@ -14,11 +14,9 @@
 namespace linkage {
 namespace {
 
-// step_and_evaluate's order: a particle's step is complete after the last
-// Rod on it (that Rod's `last` end), and a Rod is evaluated once both its
-// particles have stepped, the Rods in their order (errors' |C|₂ sums in
-// it): after Rod k's forces, the Rods before k's `evaluate_to`. `idle`:
-// the DOF no Rod moves (of `dof`), stepped before the sweep.
+// step_rods' order: a particle's step is complete after the last Rod on
+// it (that Rod's `last` end). `idle`: the DOF no Rod moves (of `dof`),
+// stepped before the sweep.
 void schedule_sweep(TreeProjection& tp, int dof) {
   std::vector<int> owner(static_cast<std::size_t>(dof), -1);  // per DOF: 2 × the last Rod on it + its end
   for (std::size_t k = 0; k < tp.rods.size(); ++k)
@@ -31,19 +29,11 @@ void schedule_sweep(TreeProjection& tp, int dof) {
       if (n.offset[e] >= 0) std::fill_n(moved.begin() + n.offset[e], n.dof, 1);
   for (int i = 0; i < dof; ++i)
     if (!moved[static_cast<std::size_t>(i)]) tp.idle.push_back(i);
-  int ready = 0;  // the Rod after which every Rod so far can be evaluated
-  for (std::size_t k = 0; k < tp.rods.size(); ++k) {
-    TreeProjection::Rod& n = tp.rods[k];
+  for (std::size_t k = 0; k < tp.rods.size(); ++k)
     for (int e = 0; e < 2; ++e) {
-      if (n.offset[e] < 0) continue;
-      const int o = owner[static_cast<std::size_t>(n.offset[e])];
-      n.last[e] = o == static_cast<int>(2 * k) + e;
-      ready = std::max(ready, o / 2);
+      TreeProjection::Rod& n = tp.rods[k];
+      n.last[e] = n.offset[e] >= 0 && owner[static_cast<std::size_t>(n.offset[e])] == static_cast<int>(2 * k) + e;
     }
-    tp.rods[static_cast<std::size_t>(ready)].evaluate_to = static_cast<int>(k) + 1;
-  }
-  for (std::size_t k = 1; k < tp.rods.size(); ++k)
-    tp.rods[k].evaluate_to = std::max(tp.rods[k].evaluate_to, tp.rods[k - 1].evaluate_to);
 }
 
 // The constraints projection solves for, and the body tree they form.
@@ -137,9 +127,10 @@ void analyse(const WorldModel& m, TreeProjection& tp) {
   }
   int dof = 0;
   for (const BodyRecord& b : m.bodies) dof = std::max(dof, b.offset + b.dof);
-  tp.sweep = tp.rods_move && m.settings.dimension == 2 &&
-             std::all_of(tp.rods.begin(), tp.rods.end(),
-                         [](const TreeProjection::Rod& r) { return r.anchor[0].z() == 0.0 && r.anchor[1].z() == 0.0; });
+  tp.planar = tp.particle_rods && m.settings.dimension == 2 &&
+              std::all_of(tp.rods.begin(), tp.rods.end(),
+                          [](const TreeProjection::Rod& r) { return r.anchor[0].z() == 0.0 && r.anchor[1].z() == 0.0; });
+  tp.sweep = tp.planar && tp.rods_move;
   if (tp.sweep) schedule_sweep(tp, dof);
   tp.applies = tp.elimination.analyse(bodies, nodes);
   if (!tp.applies) return;
@@ -324,13 +315,18 @@ inline void evaluate_particle_rod_pair(const TreeProjection::Rod& a, const TreeP
 // rope between particles and the world (chains, ropes, the cloths): the
 // same C, J and −C in one short loop over the compact Rods, without the
 // rows' bounds and kinds (read at the first evaluation) and the rigid
-// bodies' lever arms, and errors' max |C| and |C|₂ in the same pass. A
-// short loop body lets the processor overlap many rods' square roots and
-// divisions, which a chain's iterations wait on.
+// bodies' lever arms, and errors' max |C| and |C|₂ in the same pass, two
+// Rods at a time in a planar model. A short loop body lets the processor
+// overlap many rods' square roots and divisions, which a chain's
+// iterations wait on (taken in the forces' sweep, step_rods, they wait:
+// 0.26 ms a chain_1000 step against 0.28).
 std::pair<double, double> evaluate_particle_rods(const WorldModel& m, TreeProjection& tp, const Eigen::VectorXd& q) {
   const bool three = m.settings.dimension == 3;
   double worst = 0.0, sum = 0.0;
-  for (const TreeProjection::Rod& n : tp.rods) evaluate_particle_rod(n, q.data(), three, tp, worst, sum);
+  std::size_t k = 0;
+  if (tp.planar)
+    for (; k + 2 <= tp.rods.size(); k += 2) evaluate_particle_rod_pair(tp.rods[k], tp.rods[k + 1], q.data(), tp, worst, sum);
+  for (; k < tp.rods.size(); ++k) evaluate_particle_rod(tp.rods[k], q.data(), three, tp, worst, sum);
   return {worst, std::sqrt(sum)};
 }
 
@@ -499,15 +495,15 @@ void add_forces(WorldData& d, Workspace& ws, const TreeProjection& tp, double fa
   }
 }
 
-// What add_forces(force, dq), the step q += W dq (`start` and `moved`
-// kept) and evaluate_particle_rods do on a 2D model of particle Rods whose
-// ends all move, in one sweep over the Rods (schedule_sweep's order): each
-// particle's step taken right after its last Rod's forces, each Rod
-// evaluated once both its particles stepped. A particle's two DOF go as
-// one SSE2 pair (the same IEEE operations on each, so the same bits): its
-// step then reads back whole the pair its forces just stored, where two
-// halves stored apart would stall the load. tp.dq must be 0.
-std::pair<double, double> step_and_evaluate(Workspace& ws, TreeProjection& tp, double force, Eigen::VectorXd& q) {
+// What add_forces(force, dq) and the step q += W dq (`start` and `moved`
+// kept) do on a planar model of particle Rods whose ends all move, in one
+// sweep over the Rods: each particle's step taken right after its last
+// Rod's forces (schedule_sweep). A particle's two DOF go as one SSE2 pair
+// (the same IEEE operations on each, so the same bits): its step then reads
+// back whole the pair its forces just stored, where two halves stored apart
+// would stall the load (taken as scalars, the sweep was slower than the
+// two passes). tp.dq must be 0.
+void step_rods(Workspace& ws, TreeProjection& tp, double force, Eigen::VectorXd& q) {
   double* x = q.data();
   double* dq = tp.dq.data();
   double* start = tp.start.data();
@@ -524,9 +520,6 @@ std::pair<double, double> step_and_evaluate(Workspace& ws, TreeProjection& tp, d
     x[i] += dq[k];
     moved[k] += dq[k];
   }
-  double worst = 0.0, sum = 0.0;
-  const TreeProjection::Rod* rods = tp.rods.data();
-  int evaluated = 0;
   for (const TreeProjection::Rod& n : tp.rods) {
     const double mu = mu_of[n.row], l = force * mu;
     lambda[n.row] += l;
@@ -547,11 +540,7 @@ std::pair<double, double> step_and_evaluate(Workspace& ws, TreeProjection& tp, d
       }
       _mm_storeu_pd(dq + o, step);
     }
-    for (; evaluated + 2 <= n.evaluate_to; evaluated += 2)
-      evaluate_particle_rod_pair(rods[evaluated], rods[evaluated + 1], x, tp, worst, sum);
   }
-  if (evaluated < static_cast<int>(tp.rods.size())) evaluate_particle_rod(rods[evaluated], x, false, tp, worst, sum);
-  return {worst, std::sqrt(sum)};
 }
 
 }  // namespace
@@ -606,9 +595,8 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
     record_solve(m, ws, stats, 0);
     std::fill(tp.dq.begin(), tp.dq.end(), 0.0);
     // The full step first (the line search's usual answer): dq = W Jᵀ μ.
-    double alpha = 1.0, trial = norm;
     if (tp.sweep) {
-      std::tie(worst, trial) = step_and_evaluate(ws, tp, force, d.q);
+      step_rods(ws, tp, force, d.q);
     } else {
       add_forces(d, ws, tp, force, tp.dq.data());
       for (int i = 0; i < dof; ++i) {
@@ -618,8 +606,9 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
         d.q[i] += tp.dq[k];
         tp.moved[k] += tp.dq[k];
       }
-      std::tie(worst, trial) = evaluate(m, d, ws, tp, t, d.q, false);
     }
+    double alpha = 1.0, trial = norm;
+    std::tie(worst, trial) = evaluate(m, d, ws, tp, t, d.q, false);
     for (int cut = 1; cut <= search.max_cuts && !(std::isfinite(trial) && trial <= search.max_growth * initial); ++cut) {
       alpha *= 0.5;
       for (int i = 0; i < dof; ++i) d.q[i] = tp.start[static_cast<std::size_t>(i)] + alpha * tp.dq[static_cast<std::size_t>(i)];

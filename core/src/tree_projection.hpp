@@ -58,11 +58,9 @@ struct TreeProjection {
     int block[2] = {-1, -1};   // a moving end's block among the step's forces
     Vec3 anchor[2] = {Vec3::Zero(), Vec3::Zero()};
     double length = 0.0;
-    // When sweep, the fused sweep's order (tree_projection.cpp,
-    // schedule_sweep): the ends whose particle's step is complete after
-    // this Rod, and how many Rods are evaluated once it is done.
+    // When sweep: the ends whose particle's step is complete after this
+    // Rod (tree_projection.cpp, schedule_sweep).
     bool last[2] = {false, false};
-    int evaluate_to = 0;
   };
   std::uint64_t model = ~0ull;  // the model version analysed
   bool applies = false;         // every component is a tree of small fronts
@@ -71,7 +69,8 @@ struct TreeProjection {
   bool rods_only = false;       // every constraint of the model is a rod or a rope node
   bool particle_rods = false;   // every node is a rod or a rope between particles and the world
   bool rods_move = false;       // ... and every particle end moves (no reaction to report)
-  bool sweep = false;           // ... in 2D: forces, step and evaluation in one sweep (tree_projection.cpp)
+  bool planar = false;          // particle_rods in 2D, every anchor at z = 0: Rods evaluated two at a time
+  bool sweep = false;           // planar and rods_move: the forces and the step in one sweep (tree_projection.cpp)
   std::vector<Node> nodes;      // constraints with a moving body, not soft, in model order
   std::vector<Rod> rods;        // the nodes as Rods, when particle_rods
   std::vector<int> idle;        // when sweep: the DOF no Rod moves

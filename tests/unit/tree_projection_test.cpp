@@ -100,9 +100,9 @@ struct Outcome {
 };
 
 // How the tree path may take a model of rods and ropes between particles:
-// in its one sweep (forces, step and evaluation; 2D), in its short loops
-// (the forces', the step's and the evaluation's, each a pass), or as any
-// rod and any node (neither).
+// in 2D its forces and step in one sweep and its evaluation two rods at a
+// time, or in its short loops (the forces', the step's and the
+// evaluation's, one rod at a time), or as any rod and any node.
 enum class Loops { sweep, short_loops, none };
 
 Outcome project(const Scene& s, bool tree, Loops loops = Loops::sweep) {
@@ -111,7 +111,7 @@ Outcome project(const Scene& s, bool tree, Loops loops = Loops::sweep) {
   Workspace ws;
   ws.tree.enabled = tree;
   update_inverse_masses(m, d, ws);
-  if (loops != Loops::sweep && tree_applies(m, ws)) ws.tree.sweep = false;
+  if (loops != Loops::sweep && tree_applies(m, ws)) ws.tree.sweep = ws.tree.planar = false;
   if (loops == Loops::none && tree_applies(m, ws)) ws.tree.particle_rods = ws.tree.rods_move = false;
   begin_constraint_forces(m, d, ws);
   ws.motor_free.assign(static_cast<std::size_t>(s.first_row(static_cast<int>(m.constraints.size()))), 0);
@@ -230,9 +230,9 @@ Scene random_particle_tree(unsigned seed, int count) {
   return s;
 }
 
-// The tree path's one sweep over rods and ropes between particles (2D),
-// its short loops and its evaluation of any rod and forces of any node give
-// the same bits, on a chain with a taut rope at its end, random particle
+// The tree path's sweep and paired evaluation of rods and ropes between
+// particles (2D), its short loops and its evaluation of any rod and forces
+// of any node give the same bits, on a chain with a taut rope at its end, random particle
 // trees, and the branching tree whose first step the line search cuts.
 TEST(TreeProjection, TakesRodsBetweenParticlesAlikeInEachLoop) {
   std::vector<std::pair<std::string, Scene>> scenes;
