@@ -56,12 +56,15 @@ bool moves(const WorldModel& m, int body) {
   return body >= 0 && m.bodies[static_cast<std::size_t>(body)].motion == Motion::dynamic;
 }
 
-// What a constraint's rows are besides their values: bounds, kind, softness.
-void copy_row_kinds(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int row) {
+// What a constraint's rows are besides their values: c_tt, bounds (which
+// the solves scale), and, given `kinds`, their kind and softness (the
+// model's alone: written once per model version, see evaluate_constraints).
+void copy_row_kinds(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int row, bool kinds) {
   for (int r = 0; r < c.rows; ++r) {
     ws.c_tt[row + r] = rows.c_tt[r];
     ws.lo[row + r] = rows.lo[r];
     ws.hi[row + r] = rows.hi[r];
+    if (!kinds) continue;
     ws.velocity_row[static_cast<std::size_t>(row + r)] = rows.velocity_level;
     ws.unilateral_row[static_cast<std::size_t>(row + r)] = rows.unilateral;
     ws.soft_omega[row + r] = 2.0 * std::numbers::pi * c.softness.frequency;
@@ -70,13 +73,13 @@ void copy_row_kinds(Workspace& ws, const ConstraintRecord& c, const Rows& rows, 
   }
 }
 
-void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int row) {
+void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int row, bool kinds) {
   for (int r = 0; r < c.rows; ++r) {
     ws.C[row + r] = rows.C[r];
     ws.Cdot[row + r] = rows.Cdot[r];
     ws.jdot_qdot[row + r] = rows.jdot_qdot[r];
   }
-  copy_row_kinds(ws, c, rows, row);
+  copy_row_kinds(ws, c, rows, row, kinds);
 }
 
 // An equality's rows (a pin's): unbounded, position-level, time-independent.
@@ -171,6 +174,9 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
   ws.soft_omega.resize(nr);
   ws.soft_zeta.resize(nr);
   const int dim = m.settings.dimension;
+  // The model rows' kinds and softness stay in place while the model does.
+  const bool kinds = ws.kinds_model != m.model_version;
+  ws.kinds_model = m.model_version;
 
   rotations(m, ws, q);
   const auto& rot = ws.rotation;
@@ -234,11 +240,11 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
           if (moves(m, c.body_b)) block[1] = values + ws.J.block(k).values;
           write_pin_rows_2d(*pin, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot),
                             {&ws.C[g.row], &ws.Cdot[g.row], &ws.jdot_qdot[g.row], block[0], block[1]});
-          copy_row_kinds(ws, c, equality_rows(), g.row);
+          copy_row_kinds(ws, c, equality_rows(), g.row, kinds);
         } else {
           Rows rows;
           evaluate_constraint(c.def, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot), t, dim, rows);
-          copy_rows(ws, c, rows, g.row);
+          copy_rows(ws, c, rows, g.row, kinds);
           int k = g.first_block;
           for (int end = 0; end < 2; ++end) {
             const int body = end == 0 ? c.body_a : c.body_b;
@@ -264,7 +270,7 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
   for (const ConstraintRecord& c : m.constraints) {
     Rows rows;
     evaluate_constraint(c.def, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot), t, dim, rows);
-    copy_rows(ws, c, rows, row);
+    copy_rows(ws, c, rows, row, true);
     ws.J.begin_group(row, c.rows);
     const std::array<int, 4> l = layout_of(m, c);
     for (int end = 0; end < 2; ++end) {
