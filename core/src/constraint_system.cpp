@@ -129,6 +129,13 @@ void rotations(const WorldModel& m, Workspace& ws, const Eigen::VectorXd& q) {
   });
 }
 
+// Whether any model row has a finite bound, with the kinds (once per model version).
+void remember_bounded(Workspace& ws) {
+  ws.kinds_bounded = false;
+  for (int i = 0; i < ws.kinds_rows && !ws.kinds_bounded; ++i)
+    ws.kinds_bounded = std::isfinite(ws.lo[i]) || std::isfinite(ws.hi[i]);
+}
+
 void copy_block(double* out, const Eigen::Matrix3d& block, int rows, int dof) {
   for (int r = 0; r < rows; ++r)
     for (int k = 0; k < dof; ++k) out[r * dof + k] = block(r, k);
@@ -177,6 +184,7 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
   // The model rows' kinds and softness stay in place while the model does.
   const bool kinds = ws.kinds_model != m.model_version;
   ws.kinds_model = m.model_version;
+  ws.kinds_rows = first_contact_row;
 
   rotations(m, ws, q);
   const auto& rot = ws.rotation;
@@ -261,6 +269,7 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
       write_contact(g, group, ws.J.groups()[static_cast<std::size_t>(group)].row, false);
     }
     ws.diag_of = with_diag ? Workspace::DiagOf{ws.J.values_stamp(), ws.w_model} : Workspace::DiagOf{};
+    if (kinds) remember_bounded(ws);
     remember_rows(m, ws, t, q, v);
     return;
   }
@@ -285,6 +294,7 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
     row += contacts->group_rows(g);
   }
   remember_layout();
+  if (kinds) remember_bounded(ws);
   remember_rows(m, ws, t, q, v);
 }
 
@@ -614,8 +624,12 @@ constexpr int kActiveSetRounds = 16;
 constexpr double kReleaseTolerance = 1e-8;
 constexpr int kFullExchanges = 3;
 
-bool has_bounds(const Workspace& ws) {
-  for (int i = 0; i < ws.lo.size(); ++i)
+bool has_bounds(const WorldModel& m, const Workspace& ws) {
+  // The model rows' bounds are finite where the model's are (kept with
+  // their kinds); only the rows after them (contacts') need looking at.
+  const bool known = ws.kinds_model == m.model_version && ws.kinds_rows <= ws.lo.size();
+  if (known && ws.kinds_bounded) return true;
+  for (int i = known ? ws.kinds_rows : 0; i < ws.lo.size(); ++i)
     if (std::isfinite(ws.lo[i]) || std::isfinite(ws.hi[i])) return true;
   return false;
 }
@@ -631,7 +645,7 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
 
   // An active set decides by the signs of λ and of its gradient: its solves
   // must be as tight as the world's, whatever looser one a Newton step asked.
-  const bool bounded = has_bounds(ws);
+  const bool bounded = has_bounds(m, ws);
   SolveRequest inner = how;
   if (bounded) {
     inner.tolerance = std::min(how.tolerance, s.solver_tolerance);

@@ -67,15 +67,13 @@ double worst_error(const Workspace& ws) {
 // prepare_system would hold besides (they touch nothing movable) can only
 // lower it, so a bound under the tolerance passes the check without
 // forming diag(J W Jᵀ): most steps end on the manifold.
-double error_bound(const Workspace& ws, double tolerance) {
-  double worst = 0.0;
-  for (int i = 0; i < ws.C.size(); ++i) {
+double error_bound(const WorldModel& m, Workspace& ws, double tolerance) {
+  return max_over_rows(m, ws, static_cast<int>(ws.C.size()), [&](int i) {
     const auto row = static_cast<std::size_t>(i);
-    if (ws.velocity_row[row] || ws.soft_omega[i] != 0.0) continue;
+    if (ws.velocity_row[row] || ws.soft_omega[i] != 0.0) return 0.0;
     const bool slack = ws.unilateral_row[row] && ws.contact_row[row] != ContactRows::normal && ws.C[i] < -tolerance;
-    if (!slack) worst = std::max(worst, std::abs(row_error(ws, i)));
-  }
-  return worst;
+    return slack ? 0.0 : std::abs(row_error(ws, i));
+  });
 }
 
 double error_norm(const Workspace& ws, const std::vector<char>& held) {
@@ -153,7 +151,7 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
     hold_for_positions(m, ws, ws.step_J);
   } else {
     evaluate_rows(m, d, ws, t, d.q, d.v);
-    out.error = error_bound(ws, s.projection_tolerance);
+    out.error = error_bound(m, ws, s.projection_tolerance);
     if (out.error < s.projection_tolerance) {
       for (int i = 0; i < ws.C.size(); ++i)
         if (ws.velocity_row[static_cast<std::size_t>(i)]) ws.C[i] = 0.0;  // the motors' target, as held below
@@ -250,11 +248,10 @@ void project_velocities(const WorldModel& m, WorldData& d, Workspace& ws, double
   // The check below, bounded before any row is held: every row's |Ċ| but
   // the soft rows' and the slack one-sided rows' (held whatever J is). A
   // bound within the tolerance skips forming diag(J W Jᵀ).
-  double bound = 0.0;
-  for (int i = 0; i < ws.Cdot.size(); ++i) {
+  const double bound = max_over_rows(m, ws, static_cast<int>(ws.Cdot.size()), [&](int i) {
     const bool slack = ws.unilateral_row[static_cast<std::size_t>(i)] && ws.C[i] < -m.settings.projection_tolerance;
-    if (ws.soft_omega[i] == 0.0 && !slack) bound = std::max(bound, std::abs(ws.Cdot[i]));
-  }
+    return ws.soft_omega[i] == 0.0 && !slack ? std::abs(ws.Cdot[i]) : 0.0;
+  });
   if (bound * h < m.settings.projection_tolerance) return;
   prepare_system(m, ws);
   hold_slack_rows(ws, m.settings.projection_tolerance);

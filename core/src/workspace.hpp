@@ -41,8 +41,11 @@ struct Workspace {
   std::vector<char> velocity_row, unilateral_row, held;
   std::vector<char> contact_row;  // per row: ContactRows::Kind (none: a model constraint's)
   // The model version whose rows' kinds (velocity_row, unilateral_row,
-  // contact_row, soft_omega, soft_zeta) are in place for its rows.
+  // contact_row, soft_omega, soft_zeta) are in place for its rows (the
+  // first kinds_rows), and whether any of those rows has a finite bound.
   std::uint64_t kinds_model = ~0ull;
+  int kinds_rows = 0;
+  bool kinds_bounded = false;
   // The active set of the last bounded solve (per row: −1 held at lo, 1 at
   // hi, 0 free), and the one the next solve starts from (empty: none held).
   std::vector<signed char> active, active_start;

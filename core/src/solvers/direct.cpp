@@ -26,6 +26,7 @@ void DirectSolver::reset() {
   structure_.clear();
   structure_layouts_[0] = structure_layouts_[1] = ~0ull;
   removed_.clear();
+  held_valid_ = false;
   dependent_.clear();
   recheck_ = true;
   factored_ = false;
@@ -52,14 +53,20 @@ void DirectSolver::analyse(const BlockJacobian& J) {
     for (int b = g.first_block; b < g.first_block + g.blocks; ++b) structure_.insert(structure_.end(), {J.block(b).col, J.block(b).cols});
   }
   removed_.assign(static_cast<std::size_t>(J.rows()), 0);
+  held_valid_ = false;
   ldlt_.analyse(J, removed_);
   factored_ = false;
 }
 
 SystemView DirectSolver::kept(const SystemView& k) {
   if (std::find(removed_.begin(), removed_.end(), 1) == removed_.end()) return k;
-  held_.assign(removed_.begin(), removed_.end());
-  for (std::size_t i = 0; i < held_.size() && !k.held.empty(); ++i) held_[i] |= k.held[i];
+  // Usually the held rows of the solve before: a comparison, not a rebuild.
+  if (!held_valid_ || held_of_ != k.held) {
+    held_valid_ = true;
+    held_of_ = k.held;
+    held_.assign(removed_.begin(), removed_.end());
+    for (std::size_t i = 0; i < held_.size() && !k.held.empty(); ++i) held_[i] |= k.held[i];
+  }
   return SystemView{k.J, k.w, k.reg, held_, k.parallel};
 }
 
@@ -81,6 +88,7 @@ void DirectSolver::remember(const SystemView& k) {
 void DirectSolver::factor(const SystemView& k) {
   if (recheck_ && std::find(removed_.begin(), removed_.end(), 1) != removed_.end()) {
     removed_.assign(removed_.size(), 0);
+    held_valid_ = false;
     ldlt_.analyse(k.J, removed_);
   }
   ldlt_.factor(kept(k), parallel_);
@@ -90,6 +98,7 @@ void DirectSolver::factor(const SystemView& k) {
     // would cause goes with them.
     for (int round = 0; round < kRedundancyRounds && !ldlt_.dependent_rows().empty(); ++round) {
       for (int r : ldlt_.dependent_rows()) removed_[static_cast<std::size_t>(r)] = 1;
+      held_valid_ = false;
       ldlt_.analyse(k.J, removed_);
       ldlt_.factor(kept(k), parallel_);
       ++factorizations;

@@ -86,6 +86,8 @@ class DirectSolver {
   Eigen::VectorXd factored_w_, factored_reg_;
   std::vector<char> factored_held_;
   std::vector<char> held_;        // held ∪ removed, for `kept`
+  std::vector<char> held_of_;     // the held rows held_ was made from (with removed_ as it is, if held_valid_)
+  bool held_valid_ = false;
   Eigen::VectorXd scratch_;
   Parallel parallel_;  // the threads of the solve under way (the system's)
 };
