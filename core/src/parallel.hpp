@@ -12,6 +12,7 @@
 // part no worker has started, so a worker the machine does not schedule
 // (a busy host) delays a step by at most the part it took.
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -94,5 +95,24 @@ struct Parallel {
     return threads->for_parts(count, useful, part);
   }
 };
+
+// Σ fn(first, last) over [0, n) cut into chunks of kSumChunk (the last
+// shorter), the chunks split between the threads and their sums added in
+// chunk order: the same sum on any thread count, and on a short range
+// (one chunk) the plain loop's. fn also does each chunk's elementwise work.
+inline constexpr int kSumChunk = 4096;
+template <class Fn>
+double chunked_sum(const Parallel& parallel, int n, Fn fn) {
+  const int chunks = (n + kSumChunk - 1) / kSumChunk;
+  if (chunks <= 1) return n > 0 ? fn(0, n) : 0.0;
+  std::vector<double> sums(static_cast<std::size_t>(chunks));
+  parallel.for_parts(chunks, [&](int p, int parts) {
+    const auto [first, last] = split(chunks, parts, p);
+    for (int c = first; c < last; ++c) sums[static_cast<std::size_t>(c)] = fn(c * kSumChunk, std::min(n, (c + 1) * kSumChunk));
+  });
+  double sum = 0.0;
+  for (const double s : sums) sum += s;
+  return sum;
+}
 
 }  // namespace linkage

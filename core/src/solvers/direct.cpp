@@ -141,20 +141,24 @@ void DirectSolver::factor(const SystemView& k) {
 SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& x, double tolerance,
                                int budget, Eigen::VectorXd* w_jt_x) {
   // PCG over the free rows, its vector operations fused into as few passes
-  // over the rows as the recurrence allows (each pass over a large system
-  // is a trip to memory, on the stepping thread alone).
+  // over the rows as the recurrence allows, each split between the threads
+  // (chunked_sum: the same sums on any thread count).
   SolveStats stats;
   const SystemView kk = kept(k);
+  const Parallel& threads = k.parallel;
   const int n = static_cast<int>(r.size());
   const char* held = kk.held.empty() ? nullptr : kk.held.data();
   auto free = [held](int i) { return !held || !held[i]; };
   Eigen::VectorXd res(n);  // r over the free rows, then r − K x
-  double res2 = 0.0;       // |res|²
-  for (int i = 0; i < n; ++i) {
-    const double v = free(i) ? r[i] : 0.0;
-    res[i] = v;
-    res2 += v * v;
-  }
+  double res2 = chunked_sum(threads, n, [&](int first, int last) {
+    double sum = 0.0;
+    for (int i = first; i < last; ++i) {
+      const double v = free(i) ? r[i] : 0.0;
+      res[i] = v;
+      sum += v * v;
+    }
+    return sum;
+  });
   const double norm_r = std::sqrt(res2);
   // From the caller's λ (a step's warm start: a structure at rest asks for
   // the same λ again), where it leaves less of r than λ = 0 does.
@@ -172,12 +176,15 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
   if (warm) {
     Eigen::VectorXd left(n);
     kk.apply(x, left, scratch_);
-    double left2 = 0.0;
-    for (int i = 0; i < n; ++i) {
-      const double v = res[i] - left[i];
-      left[i] = v;
-      left2 += v * v;
-    }
+    const double left2 = chunked_sum(threads, n, [&](int first, int last) {
+      double sum = 0.0;
+      for (int i = first; i < last; ++i) {
+        const double v = res[i] - left[i];
+        left[i] = v;
+        sum += v * v;
+      }
+      return sum;
+    });
     warm = left2 < res2;
     if (warm) {
       res.swap(left);
@@ -196,33 +203,48 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
   stats.residual = std::sqrt(res2) / norm_r;
   if (stats.residual <= tolerance) return stats;
   // z = M⁻¹ res over the free rows (the factorization may be of another
-  // held set: held rows stay out); returns res · z.
-  Eigen::VectorXd z(n), p(n), kp(n);
+  // held set: held rows stay out); returns res · z. Then p = z + β p.
+  Eigen::VectorXd z(n), p = Eigen::VectorXd::Zero(n), kp(n);
   auto precondition = [&] {
     z = res;
     ldlt_.solve(z, parallel_);
-    double rz = 0.0;
-    for (int i = 0; i < n; ++i) {
-      const double v = free(i) ? z[i] : 0.0;
-      z[i] = v;
-      rz += res[i] * v;
-    }
-    return rz;
+    return chunked_sum(threads, n, [&](int first, int last) {
+      double sum = 0.0;
+      for (int i = first; i < last; ++i) {
+        const double v = free(i) ? z[i] : 0.0;
+        z[i] = v;
+        sum += res[i] * v;
+      }
+      return sum;
+    });
+  };
+  auto next_direction = [&](double beta) {
+    chunked_sum(threads, n, [&](int first, int last) {
+      for (int i = first; i < last; ++i) p[i] = z[i] + beta * p[i];
+      return 0.0;
+    });
   };
   double rz = precondition();
-  p = z;
+  next_direction(0.0);
   for (int it = 0; it <= budget; ++it) {
     kk.apply(p, kp, scratch_);
-    const double pkp = p.dot(kp);
+    const double pkp = chunked_sum(threads, n, [&](int first, int last) {
+      double sum = 0.0;
+      for (int i = first; i < last; ++i) sum += p[i] * kp[i];
+      return sum;
+    });
     if (!(pkp > 0.0)) break;
     const double alpha = rz / pkp;
-    res2 = 0.0;
-    for (int i = 0; i < n; ++i) {
-      x[i] += alpha * p[i];
-      const double v = res[i] - alpha * kp[i];
-      res[i] = v;
-      res2 += v * v;
-    }
+    res2 = chunked_sum(threads, n, [&](int first, int last) {
+      double sum = 0.0;
+      for (int i = first; i < last; ++i) {
+        x[i] += alpha * p[i];
+        const double v = res[i] - alpha * kp[i];
+        res[i] = v;
+        sum += v * v;
+      }
+      return sum;
+    });
     if (w_jt_x) *w_jt_x += alpha * scratch_;
     ++stats.iterations;
     ++pcg_iterations;
@@ -239,7 +261,7 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
     const double needed = done * std::log(tolerance) / std::log(stats.residual);
     if (needed > budget + 1) break;
     const double rz_next = precondition();
-    p = z + (rz_next / rz) * p;
+    next_direction(rz_next / rz);
     rz = rz_next;
   }
   stats.residual = std::numeric_limits<double>::infinity();  // not converged: refactor
