@@ -22,7 +22,7 @@ void accelerations(const WorldModel& m, WorldData& d, Workspace& ws, double h, d
   {
     const StageClock::Scope stage(ws.clock, Stage::forces);
     ws.Qa.setZero(d.dof());
-    accumulate_forces(m, q, v, ws.Qa);
+    accumulate_forces(m, q, v, ws.Qa, parallel(m, ws));
   }
   {
     const StageClock::Scope stage(ws.clock, Stage::constraints);

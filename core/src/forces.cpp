@@ -6,6 +6,9 @@
 namespace linkage {
 namespace {
 
+// Below this many bodies their forces are not worth waking threads for.
+constexpr int kParallelBodies = 2000;
+
 // Adds a force F acting at anchor p of a body into its generalized force:
 // Q += J_pᵀ F (for a rigid body the θ entry is the torque s⊥·F).
 void add_at_anchor(const WorldModel& m, int body, const Anchor& p, const Vec3& f, Eigen::VectorXd& Qa) {
@@ -32,14 +35,20 @@ SpringState spring_state(const WorldModel& m, const ForceRecord& f, const Spring
 
 }  // namespace
 
-void accumulate_forces(const WorldModel& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& Qa) {
+void accumulate_forces(const WorldModel& m, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& Qa,
+                       const Parallel& parallel) {
   const int lin = m.settings.dimension;
-  for (const BodyRecord& r : m.bodies) {
-    if (r.motion != Motion::dynamic) continue;
-    for (int i = 0; i < lin; ++i)
-      Qa[r.offset + i] += r.mass * (m.settings.gravity[i] - r.linear_damping * v[r.offset + i]);
-    if (r.kind == BodyKind::rigid) Qa[r.offset + 2] -= r.angular_damping * r.inertia * v[r.offset + 2];
-  }
+  const int n = static_cast<int>(m.bodies.size());
+  parallel.for_parts(n < kParallelBodies ? 1 : n, [&](int p, int parts) {
+    const auto [first, last] = split(n, parts, p);
+    for (int b = first; b < last; ++b) {
+      const BodyRecord& r = m.bodies[static_cast<std::size_t>(b)];
+      if (r.motion != Motion::dynamic) continue;
+      for (int i = 0; i < lin; ++i)
+        Qa[r.offset + i] += r.mass * (m.settings.gravity[i] - r.linear_damping * v[r.offset + i]);
+      if (r.kind == BodyKind::rigid) Qa[r.offset + 2] -= r.angular_damping * r.inertia * v[r.offset + 2];
+    }
+  });
   for (const ForceRecord& f : m.forces) {
     if (const auto* sp = std::get_if<SpringDef>(&f.def)) {
       // F_b = −(k (|d| − L) + c ḋ·n) n, and F_a = −F_b.

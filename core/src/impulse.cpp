@@ -337,7 +337,7 @@ void impulse_step(const WorldModel& m, WorldData& d, Workspace& ws, double t, do
   {
     const StageClock::Scope stage(ws.clock, Stage::forces);
     ws.Qa.setZero(d.dof());
-    accumulate_forces(m, d.q, d.v, ws.Qa);
+    accumulate_forces(m, d.q, d.v, ws.Qa, parallel(m, ws));
     v = d.v + h * ws.w.cwiseProduct(ws.Qa);
   }
   {
