@@ -152,7 +152,8 @@ void remember_rows(const WorldModel& m, Workspace& ws, double t, const Eigen::Ve
   ws.rows_contacts = ws.contacts.active_for(m) ? ws.contacts.stamp() : 0;
 }
 
-int model_rows(const WorldModel& m) {
+int model_rows(const WorldModel& m, const Workspace& ws) {
+  if (ws.force_layout.model == m.model_version) return ws.force_layout.row.back();  // a step's
   int nr = 0;
   for (const ConstraintRecord& c : m.constraints) nr += c.rows;
   return nr;
@@ -160,12 +161,12 @@ int model_rows(const WorldModel& m) {
 
 int system_rows(const WorldModel& m, const Workspace& ws) {
   const ContactRows* contacts = contacts_of(m, ws);
-  return model_rows(m) + (contacts ? contacts->rows() : 0);
+  return model_rows(m, ws) + (contacts ? contacts->rows() : 0);
 }
 
 void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   const ContactRows* contacts = contacts_of(m, ws);
-  const int first_contact_row = model_rows(m);
+  const int first_contact_row = model_rows(m, ws);
   const int nr = first_contact_row + (contacts ? contacts->rows() : 0);
   const std::size_t groups = m.constraints.size() + static_cast<std::size_t>(contacts ? contacts->groups() : 0);
   const std::uint64_t contact_stamp = contacts ? contacts->stamp() : 0;

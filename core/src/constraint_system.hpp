@@ -33,7 +33,7 @@ double max_over_rows(const WorldModel& m, Workspace& ws, int n, F f) {
 
 // The rows of the model's constraints, and of the system (the substep's
 // contacts follow the model's rows: contact_rows.hpp).
-int model_rows(const WorldModel& m);
+int model_rows(const WorldModel& m, const Workspace& ws);
 int system_rows(const WorldModel& m, const Workspace& ws);
 
 // Every constraint's C, Ċ, J̇q̇, c_tt, bounds and J blocks at (t, q, q̇), in

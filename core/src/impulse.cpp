@@ -56,7 +56,7 @@ void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double 
   const int held = prepare_system(m, ws);
   soften_rows(ws, h);
   gather_warm(m, d, ws, h);
-  const int first_contact = model_rows(m);
+  const int first_contact = model_rows(m, ws);
   const bool contacts = first_contact < ws.J.rows();
   if (contacts) ws.contacts.bound_friction(ws.lo, ws.hi, Eigen::VectorXd(), first_contact);
   const Eigen::VectorXd rhs = contacts ? ws.rhs : Eigen::VectorXd();  // the friction rounds' (below)
@@ -86,7 +86,7 @@ void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double 
 // step gave them and the other points that pushed may push more or let go
 // (each λ's total keeps its bounds). Motors and friction are held.
 void bounce(const WorldModel& m, WorldData& d, Workspace& ws, double t, Eigen::VectorXd& v) {
-  const int first = model_rows(m), n = ws.J.rows();
+  const int first = model_rows(m, ws), n = ws.J.rows();
   Eigen::VectorXd target(n);
   ws.contacts.bounce_targets(ws.lambda, first, m.settings.restitution_threshold, target);
   if (!target.tail(n - first).array().isFinite().any()) return;

@@ -259,7 +259,7 @@ void project_velocities(const WorldModel& m, WorldData& d, Workspace& ws, double
   // Friction acted in the velocity solve; here it would hold a bounce or a
   // slide. A contact that has not pushed in the substep (it met its body
   // just now) is the next step's, which bounces it: here it would stop dead.
-  const int first_contact = model_rows(m);
+  const int first_contact = model_rows(m, ws);
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     const ContactRows::Kind kind = static_cast<ContactRows::Kind>(ws.contact_row[i]);
     if (kind == ContactRows::none || (kind == ContactRows::normal && ws.contacts.pushed(static_cast<int>(i) - first_contact)))
