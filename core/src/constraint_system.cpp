@@ -56,15 +56,21 @@ bool moves(const WorldModel& m, int body) {
   return body >= 0 && m.bodies[static_cast<std::size_t>(body)].motion == Motion::dynamic;
 }
 
-// What a constraint's rows are besides their values: c_tt, bounds (which
-// the solves scale), and, given `kinds`, their kind and softness (the
-// model's alone: written once per model version, see evaluate_constraints).
-void copy_row_kinds(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int row, bool kinds) {
+// What the evaluation writes besides C, Ċ and J: J̇q̇ and c_tt where the
+// dynamics reads them (the force-based family's right-hand side); the
+// bounds (which the solves scale); the rows' kinds and softness (the
+// model's alone: written once per model version).
+struct Writes {
+  bool second_order, kinds;
+};
+
+// What a constraint's rows are besides their values: c_tt, bounds and kinds, as `w` says.
+void copy_row_kinds(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int row, Writes w) {
   for (int r = 0; r < c.rows; ++r) {
-    ws.c_tt[row + r] = rows.c_tt[r];
+    if (w.second_order) ws.c_tt[row + r] = rows.c_tt[r];
     ws.lo[row + r] = rows.lo[r];
     ws.hi[row + r] = rows.hi[r];
-    if (!kinds) continue;
+    if (!w.kinds) continue;
     ws.velocity_row[static_cast<std::size_t>(row + r)] = rows.velocity_level;
     ws.unilateral_row[static_cast<std::size_t>(row + r)] = rows.unilateral;
     ws.soft_omega[row + r] = 2.0 * std::numbers::pi * c.softness.frequency;
@@ -73,13 +79,13 @@ void copy_row_kinds(Workspace& ws, const ConstraintRecord& c, const Rows& rows, 
   }
 }
 
-void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int row, bool kinds) {
+void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int row, Writes w) {
   for (int r = 0; r < c.rows; ++r) {
     ws.C[row + r] = rows.C[r];
     ws.Cdot[row + r] = rows.Cdot[r];
-    ws.jdot_qdot[row + r] = rows.jdot_qdot[r];
+    if (w.second_order) ws.jdot_qdot[row + r] = rows.jdot_qdot[r];
   }
-  copy_row_kinds(ws, c, rows, row, kinds);
+  copy_row_kinds(ws, c, rows, row, w);
 }
 
 // An equality's rows (a pin's): unbounded, position-level, time-independent.
@@ -184,6 +190,7 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
   const int dim = m.settings.dimension;
   // The model rows' kinds and softness stay in place while the model does.
   const bool kinds = ws.kinds_model != m.model_version;
+  const Writes writes{m.settings.dynamics == Dynamics::force_based, kinds};
   ws.kinds_model = m.model_version;
   ws.kinds_rows = first_contact_row;
 
@@ -248,12 +255,12 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
           if (moves(m, c.body_a)) block[0] = values + ws.J.block(k++).values;
           if (moves(m, c.body_b)) block[1] = values + ws.J.block(k).values;
           write_pin_rows_2d(*pin, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot),
-                            {&ws.C[g.row], &ws.Cdot[g.row], &ws.jdot_qdot[g.row], block[0], block[1]});
-          copy_row_kinds(ws, c, equality_rows(), g.row, kinds);
+                            {&ws.C[g.row], &ws.Cdot[g.row], writes.second_order ? &ws.jdot_qdot[g.row] : nullptr, block[0], block[1]});
+          copy_row_kinds(ws, c, equality_rows(), g.row, writes);
         } else {
           Rows rows;
           evaluate_constraint(c.def, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot), t, dim, rows);
-          copy_rows(ws, c, rows, g.row, kinds);
+          copy_rows(ws, c, rows, g.row, writes);
           int k = g.first_block;
           for (int end = 0; end < 2; ++end) {
             const int body = end == 0 ? c.body_a : c.body_b;
@@ -280,7 +287,7 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
   for (const ConstraintRecord& c : m.constraints) {
     Rows rows;
     evaluate_constraint(c.def, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot), t, dim, rows);
-    copy_rows(ws, c, rows, row, true);
+    copy_rows(ws, c, rows, row, {writes.second_order, true});
     ws.J.begin_group(row, c.rows);
     const std::array<int, 4> l = layout_of(m, c);
     for (int end = 0; end < 2; ++end) {

@@ -75,7 +75,7 @@ void write_pin_rows_2d(const PinDef& c, const BodyView& a, const BodyView& b, co
   for (int r = 0; r < 2; ++r) {
     out.C[r] = eb.p[r] - ea.p[r];
     out.Cdot[r] = eb.pdot[r] - ea.pdot[r];
-    out.jdot_qdot[r] = eb.bias[r] - ea.bias[r];
+    if (out.jdot_qdot) out.jdot_qdot[r] = eb.bias[r] - ea.bias[r];
   }
   if (out.Ja) write_block(out.Ja, a, ea, -1.0);
   if (out.Jb) write_block(out.Jb, b, eb, 1.0);

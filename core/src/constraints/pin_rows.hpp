@@ -8,9 +8,10 @@
 
 namespace linkage {
 
-// Where a 2D pin's two rows go: C, Ċ, J̇q̇ (two values each) and, per end,
-// its row-major block (2 × 3 on a rigid body, 2 × 2 on a particle), or null
-// where the end has no block (the world, or a body that cannot be moved).
+// Where a 2D pin's two rows go: C, Ċ, J̇q̇ (two values each; J̇q̇ null where
+// nothing reads it) and, per end, its row-major block (2 × 3 on a rigid
+// body, 2 × 2 on a particle), or null where the end has no block (the
+// world, or a body that cannot be moved).
 struct PinRowsOut {
   double* C;
   double* Cdot;
