@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <emmintrin.h>
 #include <limits>
 
 #include "constraint_system.hpp"
@@ -54,6 +55,44 @@ double residual_of(const Workspace& ws, TreeProjection& tp) {
   return norm > 0.0 ? std::sqrt(res / norm) : 0.0;
 }
 
+// residual_of on a planar model of particle Rods (TreeProjection::sweep,
+// every end moving): the same sums in the same order, a particle's two DOF
+// as one SSE2 pair (the same operations on each) and its W applied right
+// after its last Rod, as the projection's step_rods takes them; the DOF no
+// Rod moves are not read.
+double rods_residual(const Workspace& ws, TreeProjection& tp) {
+  tp.dq.assign(static_cast<std::size_t>(ws.w.size()), 0.0);
+  double* dq = tp.dq.data();
+  const double* w = ws.w.data();
+  const double* J = tp.J.data();
+  for (const TreeProjection::Rod& n : tp.rods) {
+    const __m128d l = _mm_set1_pd(ws.lambda[n.row]);
+    for (int e = 0; e < 2; ++e) {
+      const int o = n.offset[e];
+      if (o < 0) continue;
+      __m128d sum = _mm_add_pd(_mm_loadu_pd(dq + o), _mm_mul_pd(_mm_loadu_pd(J + n.values[e]), l));
+      if (n.last[e]) sum = _mm_mul_pd(sum, _mm_loadu_pd(w + o));
+      _mm_storeu_pd(dq + o, sum);
+    }
+  }
+  double res = 0.0, norm = 0.0;
+  for (const TreeProjection::Rod& n : tp.rods) {
+    if (ws.held[static_cast<std::size_t>(n.row)]) continue;
+    double kx = 0.0;
+    for (int e = 0; e < 2; ++e) {
+      const int o = n.offset[e];
+      if (o < 0) continue;
+      const double* v = J + n.values[e];
+      kx += v[0] * dq[o];
+      kx += v[1] * dq[o + 1];
+    }
+    const double r = ws.rhs[n.row];
+    res += (r - kx) * (r - kx);
+    norm += r * r;
+  }
+  return norm > 0.0 ? std::sqrt(res / norm) : 0.0;
+}
+
 }  // namespace
 
 bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats& stats) {
@@ -101,7 +140,7 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats
   stats.iterations = 1;
   stats.rank_deficiency = tp.elimination.dependent_rows();
   stats.residual = std::numeric_limits<double>::quiet_NaN();
-  if (residual) stats.residual = residual_of(ws, tp);
+  if (residual) stats.residual = tp.sweep ? rods_residual(ws, tp) : residual_of(ws, tp);
   return true;
 }
 
