@@ -524,12 +524,20 @@ void begin_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) {
     l.row.assign(n + 1, 0);
     l.block.assign(n + 1, 0);
     l.fixed_end.clear();
+    l.ends.assign(n, {});
     for (std::size_t i = 0; i < n; ++i) {
       const ConstraintRecord& c = m.constraints[i];
       l.row[i + 1] = l.row[i] + c.rows;
       l.block[i + 1] = l.block[i] + moves(m, c.body_a) + moves(m, c.body_b);
       if ((c.body_a >= 0 && !moves(m, c.body_a)) || (c.body_b >= 0 && !moves(m, c.body_b)))
         l.fixed_end.push_back(static_cast<int>(i));
+      for (int e = 0; e < 2; ++e) {
+        const int body = e == 0 ? c.body_a : c.body_b;
+        if (body < 0) continue;
+        const BodyRecord& b = m.bodies[static_cast<std::size_t>(body)];
+        l.ends[i][static_cast<std::size_t>(e)] = {moves(m, body) ? Workspace::ForceLayout::End::moving : Workspace::ForceLayout::End::fixed,
+                                                  b.kind == BodyKind::rigid, static_cast<signed char>(b.dof)};
+      }
     }
     l.model = m.model_version;
   }
@@ -601,20 +609,19 @@ void finish_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) 
   parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
     const auto [first, last] = split(n, parts, p);
     for (int i = first; i < last; ++i) {
-      const ConstraintRecord& c = m.constraints[static_cast<std::size_t>(i)];
-      ConstraintState& state = d.constraints[static_cast<std::size_t>(i)];
-      const int row = l.row[static_cast<std::size_t>(i)];
-      for (std::size_t r = 0; r < state.lambda.size(); ++r) state.lambda[r] = static_cast<int>(r) < c.rows ? ws.step_lambda[row + static_cast<int>(r)] : 0.0;
-      for (int r = 0; write_warm && r < c.rows; ++r) state.warm[static_cast<std::size_t>(r)] = warm.rows[row + r];
-      int k = l.block[static_cast<std::size_t>(i)];
-      for (int end = 0; end < 2; ++end) {
-        const int body = end == 0 ? c.body_a : c.body_b;
-        Reaction& reaction = end == 0 ? state.on_a : state.on_b;
-        if (body < 0) reaction = Reaction{};  // the world's: not reported
-        if (!moves(m, body)) continue;        // a fixed end's: added as each share came
-        const BodyRecord& b = m.bodies[static_cast<std::size_t>(body)];
+      const auto ci = static_cast<std::size_t>(i);
+      ConstraintState& state = d.constraints[ci];
+      const int row = l.row[ci], rows = l.row[ci + 1] - row;
+      for (std::size_t r = 0; r < state.lambda.size(); ++r) state.lambda[r] = static_cast<int>(r) < rows ? ws.step_lambda[row + static_cast<int>(r)] : 0.0;
+      for (int r = 0; write_warm && r < rows; ++r) state.warm[static_cast<std::size_t>(r)] = warm.rows[row + r];
+      int k = l.block[ci];
+      for (int e = 0; e < 2; ++e) {
+        const Workspace::ForceLayout::End& end = l.ends[ci][static_cast<std::size_t>(e)];
+        Reaction& reaction = e == 0 ? state.on_a : state.on_b;
+        if (end.kind == Workspace::ForceLayout::End::world) reaction = Reaction{};  // not reported
+        if (end.kind != Workspace::ForceLayout::End::moving) continue;  // a fixed end's: added as each share came
         reaction = Reaction{};
-        add_reaction(reaction, ws.block_forces.data() + 3 * k++, b.kind == BodyKind::rigid, b.dof);
+        add_reaction(reaction, ws.block_forces.data() + 3 * k++, end.rigid, end.dof);
       }
     }
   });

@@ -5,6 +5,7 @@
 // reuses decides its round-off: a copy keeps all of it, so that a saved
 // world continues bit-identically.
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -72,9 +73,17 @@ struct Workspace {
   // its first row and first block (and one past the last constraint's);
   // and the constraints with a fixed or kinematic end, whose reaction
   // there is evaluated as each share comes.
+  // And per constraint its two ends as finish_constraint_forces reports
+  // them, so that it need not read the body records again.
   struct ForceLayout {
+    struct End {
+      enum Kind : signed char { world, fixed, moving } kind = world;
+      bool rigid = false;
+      signed char dof = 0;
+    };
     std::uint64_t model = ~0ull;
     std::vector<int> row, block, fixed_end;
+    std::vector<std::array<End, 2>> ends;
   } force_layout;
   // The rows (C, J, Ċ, ...) were evaluated at (rows_t, rows_q) with Ċ at
   // rows_v, for model version rows_model: evaluate_rows reuses them at the
