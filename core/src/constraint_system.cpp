@@ -525,9 +525,11 @@ void begin_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) {
     l.block.assign(n + 1, 0);
     l.fixed_end.clear();
     l.ends.assign(n, {});
+    l.ropes = false;
     for (std::size_t i = 0; i < n; ++i) {
       const ConstraintRecord& c = m.constraints[i];
       l.row[i + 1] = l.row[i] + c.rows;
+      l.ropes = l.ropes || std::holds_alternative<RopeDef>(c.def);
       l.block[i + 1] = l.block[i] + moves(m, c.body_a) + moves(m, c.body_b);
       if ((c.body_a >= 0 && !moves(m, c.body_a)) || (c.body_b >= 0 && !moves(m, c.body_b)))
         l.fixed_end.push_back(static_cast<int>(i));

@@ -84,6 +84,7 @@ struct Workspace {
     std::uint64_t model = ~0ull;
     std::vector<int> row, block, fixed_end;
     std::vector<std::array<End, 2>> ends;
+    bool ropes = false;  // any rope among the constraints (a one-sided row)
   } force_layout;
   // The rows (C, J, Ċ, ...) were evaluated at (rows_t, rows_q) with Ċ at
   // rows_v, for model version rows_model: evaluate_rows reuses them at the

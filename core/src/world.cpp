@@ -305,9 +305,7 @@ const StepDiagnostics& World::step() {
   Workspace& ws = p_->edit_workspace();
   ws.clock.start(Stage::integrate);
   begin_step(m, d, ws);
-  const bool has_unilateral = std::any_of(m.constraints.begin(), m.constraints.end(), [](const ConstraintRecord& c) {
-    return std::holds_alternative<RopeDef>(c.def);
-  });
+  const bool has_unilateral = ws.force_layout.ropes;  // begin_step made the layout
   const int substeps = m.settings.substeps;
   const double h = m.settings.dt / substeps;
   const AccelerationFn accel = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& a,

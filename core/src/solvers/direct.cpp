@@ -204,7 +204,7 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
   if (stats.residual <= tolerance) return stats;
   // z = M⁻¹ res over the free rows (the factorization may be of another
   // held set: held rows stay out); returns res · z. Then p = z + β p.
-  Eigen::VectorXd z(n), p = Eigen::VectorXd::Zero(n), kp(n);
+  Eigen::VectorXd z(n), p(n), kp(n);
   auto precondition = [&] {
     z = res;
     ldlt_.solve(z, parallel_);
@@ -225,7 +225,7 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
     });
   };
   double rz = precondition();
-  next_direction(0.0);
+  p = z;
   for (int it = 0; it <= budget; ++it) {
     kk.apply(p, kp, scratch_);
     const double pkp = chunked_sum(threads, n, [&](int first, int last) {
