@@ -550,8 +550,13 @@ void begin_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) {
     ConstraintState& state = d.constraints[static_cast<std::size_t>(i)];
     state.on_a = state.on_b = Reaction{};
   }
-  ws.step_lambda.setZero(l.row.back());
-  ws.block_forces.assign(static_cast<std::size_t>(3 * l.block.back()), 0.0);
+  // finish_constraint_forces leaves them zero as it reads them.
+  const auto values = static_cast<std::size_t>(3 * l.block.back());
+  if (!ws.forces_clear || ws.step_lambda.size() != l.row.back() || ws.block_forces.size() != values) {
+    ws.step_lambda.setZero(l.row.back());
+    ws.block_forces.assign(values, 0.0);
+  }
+  ws.forces_clear = false;
 }
 
 void remember_substep_lambda(Workspace& ws) { ws.substep_lambda = ws.step_lambda; }
@@ -615,6 +620,7 @@ void finish_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) 
       ConstraintState& state = d.constraints[ci];
       const int row = l.row[ci], rows = l.row[ci + 1] - row;
       for (std::size_t r = 0; r < state.lambda.size(); ++r) state.lambda[r] = static_cast<int>(r) < rows ? ws.step_lambda[row + static_cast<int>(r)] : 0.0;
+      for (int r = 0; r < rows; ++r) ws.step_lambda[row + r] = 0.0;  // the next step's start
       for (int r = 0; write_warm && r < rows; ++r) state.warm[static_cast<std::size_t>(r)] = warm.rows[row + r];
       int k = l.block[ci];
       for (int e = 0; e < 2; ++e) {
@@ -623,10 +629,13 @@ void finish_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws) 
         if (end.kind == Workspace::ForceLayout::End::world) reaction = Reaction{};  // not reported
         if (end.kind != Workspace::ForceLayout::End::moving) continue;  // a fixed end's: added as each share came
         reaction = Reaction{};
-        add_reaction(reaction, ws.block_forces.data() + 3 * k++, end.rigid, end.dof);
+        double* f = ws.block_forces.data() + 3 * k++;
+        add_reaction(reaction, f, end.rigid, end.dof);
+        f[0] = f[1] = f[2] = 0.0;  // the next step's start
       }
     }
   });
+  ws.forces_clear = true;
   // The states now hold the flat warm starts, which stay valid for the next step's data.
   warm.pending = false;
   if (warm.model == m.model_version) warm.steps = d.steps + 1;

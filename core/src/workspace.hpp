@@ -59,6 +59,7 @@ struct Workspace {
   // body, 3 values each.
   Eigen::VectorXd step_lambda, substep_lambda;
   std::vector<double> block_forces;
+  bool forces_clear = false;  // both are zero (finish_constraint_forces leaves them so)
   // Each model row's warm-start λ as the step's solves leave it
   // (scatter_warm: λ / scale). finish_constraint_forces writes them into the
   // constraints' states in its pass over them; until then (pending), and
