@@ -334,8 +334,16 @@ Status HostedWorld::do_update_constraint(const v1::Id& id, const v1::ConstraintD
   const std::size_t name = rename ? def.name().size() : names_.constraint_name(cid).size();
   const std::uint32_t bytes = Footprint::constraint(core.value(), softness, name, dimension());
   if (Status ok = fits(footprint_.of(cid), bytes); !ok) return prefixed(ok.error(), "constraint");
+  // A mask of the name and the softness alone leaves the definition as it
+  // is: it is not checked again (its bodies may have become fixed since it
+  // was added, which the world allows; a rename must not fail on that).
+  const bool def_given = mask.paths_size() == 0 || std::any_of(mask.paths().begin(), mask.paths().end(), [](const std::string& p) {
+                           return p != "name" && p != "softness" && !p.starts_with("softness.");
+                         });
   return atomically([&]() -> Status {
-    if (Status ok = world_.update_constraint(cid, core.value()); !ok) return constraint_error(ok.error(), def);
+    if (def_given) {
+      if (Status ok = world_.update_constraint(cid, core.value()); !ok) return constraint_error(ok.error(), def);
+    }
     if (Status ok = world_.set_softness(cid, softness); !ok) return constraint_error(ok.error(), def);
     if (rename) names_.add_constraint(def.name(), cid).value();
     footprint_.set(cid, bytes);

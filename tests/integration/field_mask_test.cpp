@@ -156,6 +156,36 @@ TEST_F(FieldMask, UpdateConstraintAndForceChangeOnlyTheNamedFields) {
   EXPECT_EQ(s.a().id().index(), get_body(c, "masks", "bob").id().index());
 }
 
+// A rod whose only body became fixed after it was added stays in the world
+// (nothing moves it): its name and softness may still change, while a
+// change of its definition is refused as adding it would be.
+TEST_F(FieldMask, AConstraintOnFixedBodiesCanBeRenamed) {
+  v1::UpdateBodyRequest fix = body_update("masks", "bob", {"motion"});
+  fix.mutable_def()->set_motion(v1::MOTION_FIXED);
+  v1::UpdateBodyResponse fixed;
+  ASSERT_TRUE(c.bodies->UpdateBody(context().get(), fix, &fixed).ok());
+
+  v1::UpdateConstraintRequest r;
+  r.set_world("masks");
+  *r.mutable_id() = rod_id;
+  r.mutable_constraint()->set_name("still-here");
+  r.mutable_constraint()->mutable_softness()->set_frequency(2.0);
+  r.mutable_update_mask()->add_paths("name");
+  r.mutable_update_mask()->add_paths("softness.frequency");
+  v1::UpdateConstraintResponse resp;
+  const grpc::Status renamed = c.constraints->UpdateConstraint(context().get(), r, &resp);
+  ASSERT_TRUE(renamed.ok()) << renamed.error_message();
+  EXPECT_EQ(resp.constraint().def().name(), "still-here");
+  EXPECT_EQ(resp.constraint().def().softness().frequency(), 2.0);
+
+  r.clear_update_mask();
+  r.mutable_constraint()->mutable_distance()->set_length(1.5);
+  r.mutable_update_mask()->add_paths("distance.length");
+  const grpc::Status changed = c.constraints->UpdateConstraint(context().get(), r, &resp);
+  EXPECT_EQ(changed.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(changed.error_message().find("no body it names is dynamic"), std::string::npos) << changed.error_message();
+}
+
 TEST_F(FieldMask, UpdateWorldChangesOnlyTheNamedSettings) {
   const v1::World before = c.get_world("masks");
   v1::UpdateWorldRequest r;
