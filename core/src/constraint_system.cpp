@@ -191,6 +191,10 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
   // The model rows' kinds and softness stay in place while the model does.
   const bool kinds = ws.kinds_model != m.model_version;
   const Writes writes{m.settings.dynamics == Dynamics::force_based, kinds};
+  if (kinds && !writes.second_order) {  // zeros, not stale values, where nothing writes them
+    ws.jdot_qdot.setZero();
+    ws.c_tt.setZero();
+  }
   ws.kinds_model = m.model_version;
   ws.kinds_rows = first_contact_row;
 
