@@ -34,10 +34,28 @@ double worse(double a, double b) { return (b > a || std::isnan(b)) && !std::isna
 struct RowSums {
   double max_error = 0.0, max_rate = 0.0, sum_c = 0.0, sum_cdot = 0.0;
   int n_c = 0, n_cdot = 0;
+
+  RowSums& operator+=(const RowSums& o) {
+    max_error = worse(max_error, o.max_error);
+    max_rate = worse(max_rate, o.max_rate);
+    sum_c += o.sum_c;
+    sum_cdot += o.sum_cdot;
+    n_c += o.n_c;
+    n_cdot += o.n_cdot;
+    return *this;
+  }
 };
 struct BodySums {
   double kinetic = 0.0, gravitational = 0.0;
   Vec3 momentum = Vec3::Zero(), angular = Vec3::Zero();
+
+  BodySums& operator+=(const BodySums& o) {
+    kinetic += o.kinetic;
+    gravitational += o.gravitational;
+    momentum += o.momentum;
+    angular += o.angular;
+    return *this;
+  }
 };
 
 // Items a chunk of measure's sums holds. The chunks, not the threads, fix
@@ -111,25 +129,13 @@ void measure(const WorldModel& m, WorldData& d, Workspace& ws, StepDiagnostics& 
     }
   });
   RowSums r;
-  for (const RowSums& c : row_sums) {
-    r.max_error = worse(r.max_error, c.max_error);
-    r.max_rate = worse(r.max_rate, c.max_rate);
-    r.sum_c += c.sum_c;
-    r.sum_cdot += c.sum_cdot;
-    r.n_c += c.n_c;
-    r.n_cdot += c.n_cdot;
-  }
+  for (const RowSums& c : row_sums) r += c;
   out.max_error = r.max_error;
   out.max_error_rate = r.max_rate;
   out.rms_error = r.n_c ? std::sqrt(r.sum_c / r.n_c) : 0.0;
   out.rms_error_rate = r.n_cdot ? std::sqrt(r.sum_cdot / r.n_cdot) : 0.0;
   BodySums b;
-  for (const BodySums& c : body_sums) {
-    b.kinetic += c.kinetic;
-    b.gravitational += c.gravitational;
-    b.momentum += c.momentum;
-    b.angular += c.angular;
-  }
+  for (const BodySums& c : body_sums) b += c;
   out.kinetic_energy = b.kinetic;
   out.gravitational_energy = b.gravitational;
   out.linear_momentum = b.momentum;
