@@ -166,6 +166,7 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
   const double initial = norm;
   bool newton = !shake;
   double forcing = kMaxForcing;
+  NewtonStall stall;
   Eigen::VectorXd moved = Eigen::VectorXd::Zero(d.dof());
   // Each iteration moves q by α W Dᵀ μ, and Δq/h goes into the velocities:
   // a force Dᵀ (α μ) / (h dt) averaged over the step. A Newton iteration's
@@ -181,7 +182,9 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
     ++out.iterations;
     const BlockJacobian& J = newton ? ws.J : ws.step_J;
     hold_rows(m, ws, J, held);
-    const Eigen::VectorXd dq = correction_for(m, ws, J, -ws.C, SolveRequest{forcing, false});
+    SolveRequest request{forcing, false};
+    request.strict = stall.strict;
+    const Eigen::VectorXd dq = correction_for(m, ws, J, -ws.C, request);
     const bool along_current = newton;
     if (along_current) add_constraint_forces(m, d, ws, J, ws.lambda, force, t, d.q);
     const Eigen::VectorXd start = d.q;
@@ -211,6 +214,7 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
     // Eisenstat–Walker: solve the next Newton step only as well as the last
     // one paid off; the outer loop judges by |C| itself.
     forcing = std::clamp(0.9 * (trial / norm) * (trial / norm), s.solver_tolerance, kMaxForcing);
+    if (newton) stall.record(norm, trial, ws.step_rank_deficiency);
     norm = trial;
     ws.held = held;
     out.error = worst_error(ws);

@@ -12,6 +12,25 @@ struct ProjectionOutcome {
   double error = 0.0;   // max |C| over the projected rows when it stopped
 };
 
+// Newton's progress on |C|₂ in a projection, to tell a stall on rows only
+// nearly dependent: the solver takes them out (their pivots under
+// MultifrontalLdlt::kDependentPivot), so no step corrects their C, and
+// |C|₂ stays until the iteration cap. Once |C|₂ falls by less than a
+// tenth kStallIterations times in a row while rows are out, the
+// projection's solves keep them (SolveRequest::strict).
+struct NewtonStall {
+  static constexpr double kRatio = 0.9;
+  static constexpr int kIterations = 2;
+  int count = 0;
+  bool strict = false;
+  // After an iteration that took |C|₂ from `before` to `after`, with
+  // `rank_deficiency` rows out of the step's solves so far.
+  void record(double before, double after, int rank_deficiency) {
+    count = after > kRatio * before ? count + 1 : 0;
+    strict = strict || (count >= kIterations && rank_deficiency > 0);
+  }
+};
+
 // After the step's velocity solve: which motors are at their bound (they
 // slip, and position projection leaves them free; the others it locks).
 // ws.lambda is compared with the bounds ws.lo, ws.hi times `scale`.

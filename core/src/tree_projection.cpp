@@ -388,12 +388,14 @@ std::pair<double, double> evaluate(const WorldModel& m, const WorldData& d, cons
 // μ with K μ = −C over the rows not held, into tp.y from the right-hand
 // side the evaluation left in tp.rhs (the two swap: the next evaluation
 // writes its right-hand side beside μ, which a cut step's forces still
-// read). False when a bounded row's μ is past its bound: the general
-// path's active set is for that.
-bool solve(Workspace& ws, TreeProjection& tp, SolveStats& stats) {
+// read); `strict`: nearly dependent rows kept (NewtonStall). False when a
+// bounded row's μ is past its bound: the general path's active set is
+// for that.
+bool solve(Workspace& ws, TreeProjection& tp, bool strict, SolveStats& stats) {
   const std::size_t nr = tp.y.size();
   std::swap(tp.y, tp.rhs);
-  tp.elimination.factor(tp.J.data(), ws.w.data(), tp.held.data(), tp.diag.data(), tp.y.data());
+  tp.elimination.factor(tp.J.data(), ws.w.data(), tp.held.data(), tp.diag.data(), tp.y.data(),
+                        strict ? MultifrontalLdlt::kStrictPivot : MultifrontalLdlt::kDependentPivot);
   tp.elimination.back_substitute(tp.y.data());
   stats.iterations = 1;
   stats.residual = std::numeric_limits<double>::quiet_NaN();  // Newton's progress is |C|
@@ -581,6 +583,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
   // diverge, each one's share of the constraint forces taken whole before
   // and a cut step's untaken part given back through J where it ended.
   const double force = 1.0 / (h * s.dt);
+  NewtonStall stall;
   while (out.error >= s.projection_tolerance) {
     if (out.iterations == s.projection_max_iterations) {
       out.capped = true;
@@ -588,7 +591,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
     }
     ++out.iterations;
     SolveStats stats;
-    if (!solve(ws, tp, stats)) {
+    if (!solve(ws, tp, stall.strict, stats)) {
       saved.restore(d, ws);
       return false;
     }
@@ -618,6 +621,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
       for (int i = 0; i < dof; ++i) tp.moved[static_cast<std::size_t>(i)] += (alpha - 1.0) * tp.dq[static_cast<std::size_t>(i)];
       add_forces(d, ws, tp, (alpha - 1.0) * force, nullptr);
     }
+    stall.record(norm, trial, ws.step_rank_deficiency);
     norm = trial;
     out.error = worst;
   }

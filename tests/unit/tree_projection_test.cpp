@@ -38,6 +38,7 @@ struct Outcome {
   bool tree = false;     // the tree path applied to it
   bool general = false;  // the general path's direct solver factored (a fresh workspace's path is none)
   bool sweep = false;    // the tree path took its one sweep
+  int rank_deficiency = 0;  // rows the solves took out as dependent (the most in one solve)
 };
 
 // How the tree path may take a model of rods and ropes between particles:
@@ -67,6 +68,7 @@ Outcome project(const Scene& s, bool tree, Loops loops = Loops::sweep) {
   out.tree = ws.tree.model == m.model_version && ws.tree.applies;
   out.sweep = out.tree && ws.tree.sweep;
   out.general = ws.direct.path() != SolverPath::none;
+  out.rank_deficiency = ws.step_rank_deficiency;
   return out;
 }
 
@@ -366,6 +368,27 @@ TEST(TreeProjection, AgreesWhereTheLineSearchCuts) {
   EXPECT_GT(moved, 1.0);
   EXPECT_LT(moved, 5.0);
   expect_paths_agree(s, true, false, 1e-7);
+}
+
+// Two rods from fixed points, nearly in line, their particle pulled off
+// the manifold sideways. As Newton brings it back the rods turn nearly
+// parallel (1e-5 rad apart at rest), the solvers take one row out as
+// dependent (its pivot under 1e-8 of its diagonal), no step corrects its
+// C any more, and both paths stopped at the iteration cap. Each must
+// notice the stall and keep the row (NewtonStall).
+TEST(TreeProjection, KeepsNearlyDependentRowsWhereNewtonStalls) {
+  Scene s(2);
+  const double sag = 5e-6;  // at rest, the particle this far off the line between the anchors
+  const double half = std::sqrt(1.0 - sag * sag);
+  const int p = s.body(BodyKind::particle, Vec3(half, sag + 1e-4, 0.0));
+  s.add(DistanceDef{.anchor_a = Vec3::Zero(), .length = 1.0}, -1, p);
+  s.add(DistanceDef{.anchor_b = Vec3(2.0 * half, 0.0, 0.0), .length = 1.0}, p, -1);
+  expect_paths_agree(s, true, false, 1e-9);
+  for (bool tree : {true, false}) {
+    const Outcome out = project(s, tree);
+    EXPECT_EQ(out.rank_deficiency, 1) << (tree ? "tree" : "general");
+    EXPECT_LT(out.projection.iterations, 20) << (tree ? "tree" : "general");
+  }
 }
 
 // Bit-identical runs for a given thread count on the tree path: two runs of

@@ -29,7 +29,7 @@ void DirectSolver::reset() {
   held_valid_ = false;
   dependent_.clear();
   recheck_ = true;
-  factored_ = false;
+  factored_ = strict_ = false;
   reuse_budget_ = 0;
   path_ = SolverPath::none;
 }
@@ -85,13 +85,15 @@ void DirectSolver::remember(const SystemView& k) {
   factored_held_ = k.held;
 }
 
-void DirectSolver::factor(const SystemView& k) {
+void DirectSolver::factor(const SystemView& k, bool strict) {
+  const double pivot = strict ? MultifrontalLdlt::kStrictPivot : MultifrontalLdlt::kDependentPivot;
+  strict_ = strict;
   if (recheck_ && std::find(removed_.begin(), removed_.end(), 1) != removed_.end()) {
     removed_.assign(removed_.size(), 0);
     held_valid_ = false;
     ldlt_.analyse(k.J, removed_);
   }
-  ldlt_.factor(kept(k), parallel_);
+  ldlt_.factor(kept(k), parallel_, pivot);
   ++factorizations;
   if (recheck_) {
     // Take the dependent rows out and analyse without them: the fill they
@@ -100,7 +102,7 @@ void DirectSolver::factor(const SystemView& k) {
       for (int r : ldlt_.dependent_rows()) removed_[static_cast<std::size_t>(r)] = 1;
       held_valid_ = false;
       ldlt_.analyse(k.J, removed_);
-      ldlt_.factor(kept(k), parallel_);
+      ldlt_.factor(kept(k), parallel_, pivot);
       ++factorizations;
     }
     recheck_ = false;
@@ -318,6 +320,10 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
     }
     structure_layouts_[0] = layout;
   }
+  if (how.strict && !strict_ && !dependent_.empty()) {  // rows out that may be only nearly dependent
+    recheck_ = true;
+    factored_ = false;
+  }
   bool fresh = false;
   if (!factored_for(k)) {
     const int budget = how.max_reuse < 0 ? reuse_budget_ : std::min(reuse_budget_, how.max_reuse);
@@ -328,7 +334,7 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
         return stats;
       }
     }
-    factor(k);
+    factor(k, how.strict);
     fresh = true;
     stats.w_jt_lambda = false;
   }

@@ -60,7 +60,7 @@ class DirectSolver {
  private:
   bool same_structure(const BlockJacobian& J) const;
   void analyse(const BlockJacobian& J);
-  void factor(const SystemView& k);
+  void factor(const SystemView& k, bool strict);
   bool factored_for(const SystemView& k) const;
   void remember(const SystemView& k);
   // Do the removed rows still depend on the kept ones (after a factorization)?
@@ -79,6 +79,7 @@ class DirectSolver {
   std::vector<int> dependent_;
   bool recheck_ = true;           // find the dependent rows at the next factorization
   bool factored_ = false;
+  bool strict_ = false;            // the factorization took out only rows dependent to round-off
   int reuse_budget_ = 0;          // PCG iterations a factorization is worth
   SolverPath path_ = SolverPath::none;
   // What the factorization was made from (to know an identical K).

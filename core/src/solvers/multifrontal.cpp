@@ -134,7 +134,8 @@ const MultifrontalLdlt::Split& MultifrontalLdlt::split_for(int parts) {
   return split_;
 }
 
-void MultifrontalLdlt::factor(const SystemView& k, const Parallel& parallel) {
+void MultifrontalLdlt::factor(const SystemView& k, const Parallel& parallel, double dependent_pivot) {
+  dependent_pivot_ = dependent_pivot;
   any_held_ = std::find(k.held.begin(), k.held.end(), 1) != k.held.end();
   updates_.resize(plan_.update_values);
   // A front, then room for its L21 D and its pivots' scales (factor_front).
@@ -244,7 +245,7 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
   for (int c = 0; c < p; ++c) {
     double* col = f + c * n;
     const double d = col[c];
-    if (!(d > kDependentPivot * pivot_scale[c])) {
+    if (!(d > dependent_pivot_ * pivot_scale[c])) {
       inverse[c] = 0.0;
       std::fill(col + c + 1, col + n, 0.0);
       const int row = plan_.perm[static_cast<std::size_t>(s.first + c)];

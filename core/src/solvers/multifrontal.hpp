@@ -83,6 +83,9 @@ class MultifrontalLdlt {
 
   // Relative pivot below which a row is dependent.
   static constexpr double kDependentPivot = 1e-8;
+  // The same for a Newton step that must still correct nearly dependent
+  // rows (SolveRequest::strict): only rows dependent to round-off are out.
+  static constexpr double kStrictPivot = 1e-12;
 
   void analyse(const BlockJacobian& J, const std::vector<char>& removed);
   bool analysed() const { return analysed_; }
@@ -92,7 +95,8 @@ class MultifrontalLdlt {
 
   // Assembles K from J (whose structure must be the analysed one) and factors
   // it, independent subtrees of the elimination tree on parallel threads.
-  void factor(const SystemView& k, const Parallel& parallel = {});
+  // `dependent_pivot`: the relative pivot below which a row is out.
+  void factor(const SystemView& k, const Parallel& parallel = {}, double dependent_pivot = kDependentPivot);
   // x ← K⁻¹ x over the rows in the plan; every other row comes out 0.
   void solve(Eigen::VectorXd& x, const Parallel& parallel = {});
   // Rows found dependent by the last factorization, ascending.
@@ -123,6 +127,7 @@ class MultifrontalLdlt {
   std::vector<double> front_;    // one front being factored
   std::vector<int> dependent_;
   bool any_held_ = false;  // of the factorization under way
+  double dependent_pivot_ = kDependentPivot;  // of the factorization under way
   Split split_;
   std::vector<std::vector<double>> part_fronts_;   // per part: its front scratch
   std::vector<std::vector<int>> part_dependent_;   // per part: dependent rows found

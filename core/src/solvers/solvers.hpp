@@ -41,6 +41,11 @@ struct SolveRequest {
   // position correction): solve_system fills it, with PCG's own products
   // where the direct solver reused a factorization (no pass over J).
   Eigen::VectorXd* w_jt_lambda = nullptr;
+  // The direct solver takes out only rows dependent to round-off
+  // (MultifrontalLdlt::kStrictPivot), factoring again if it took out more:
+  // a Newton step that stalled on rows only nearly dependent, whose C it
+  // must still correct.
+  bool strict = false;
 };
 
 struct SolveStats {

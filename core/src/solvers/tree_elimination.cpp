@@ -234,8 +234,10 @@ void TreeElimination::order_chains() {
   }
 }
 
-void TreeElimination::factor(const double* J, const double* w, const char* skip, const double* diag, double* y) {
+void TreeElimination::factor(const double* J, const double* w, const char* skip, const double* diag, double* y,
+                             double dependent_pivot) {
   dependent_ = 0;
+  dependent_pivot_ = dependent_pivot;
   for (const Span& s : spans_) {
     const Front* f = fronts_.data() + s.first;
     if (s.chain) {
@@ -281,9 +283,11 @@ void TreeElimination::factor_chain(const Span& s, const double* J, const double*
   // are LDLᵀ's to its own rounding (tree_elimination_test). e stays far
   // below 1e-7: a pivot kept is over kDependentPivot of its row's
   // diagonal, which bounds the cancellation either recurrence suffers to
-  // 1e8 roundings, and e² is then under the rounding. A dropped pivot (a
-  // skipped or dependent row) couples nothing to the next link: both
-  // recurrences start afresh.
+  // 1e8 roundings, and e² is then under the rounding. (A strict
+  // factorization keeps pivots down to kStrictPivot: e up to about 1e-4,
+  // the pivots good to 1e-8, enough for the stalled Newton step that asks
+  // for it.) A dropped pivot (a skipped or dependent row) couples nothing
+  // to the next link: both recurrences start afresh.
   constexpr double kHuge = 0x1p600, kTiny = 0x1p-600;
   const Front& first = fronts_[static_cast<std::size_t>(s.first)];
   double carry = 0.0;  // k2 of the link before (the first's: its child's update)
@@ -315,7 +319,7 @@ void TreeElimination::factor_chain(const Span& s, const double* J, const double*
     const double d = (a - 2.0 * cg) + cg * g * d1;
     const double y1 = y[rows[1]];
     carry = k[2];
-    if (skip[rows[0]] || !(d > MultifrontalLdlt::kDependentPivot * diag[rows[0]])) {
+    if (skip[rows[0]] || !(d > dependent_pivot_ * diag[rows[0]])) {
       if (!skip[rows[0]]) ++dependent_;
       panel[0] = panel[1] = 0.0;
       y[rows[0]] = 0.0;
@@ -382,7 +386,7 @@ void TreeElimination::factor_front(const Front& f, const double* J, const double
     double* col = F + c * n;
     const int row = rows[c];
     const double d = col[c];
-    if (skip[row] || !(d > MultifrontalLdlt::kDependentPivot * diag[row])) {
+    if (skip[row] || !(d > dependent_pivot_ * diag[row])) {
       if (!skip[row]) ++dependent_;
       for (int r = c; r < n; ++r) col[r] = 0.0;
       yf[c] = 0.0;

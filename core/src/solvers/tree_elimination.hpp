@@ -21,6 +21,8 @@
 
 #include <vector>
 
+#include "multifrontal.hpp"
+
 namespace linkage {
 
 class TreeElimination {
@@ -44,8 +46,10 @@ class TreeElimination {
   bool analyse(const std::vector<Body>& bodies, const std::vector<Node>& nodes);
 
   // Factors K over the rows not `skip`ped, and forward-substitutes y
-  // (per row, the right-hand side; skipped rows must read 0).
-  void factor(const double* J, const double* w, const char* skip, const double* diag, double* y);
+  // (per row, the right-hand side; skipped rows must read 0). A pivot
+  // below `dependent_pivot` of its row's diagonal is a dependent row.
+  void factor(const double* J, const double* w, const char* skip, const double* diag, double* y,
+              double dependent_pivot = MultifrontalLdlt::kDependentPivot);
   // After factor: y ← K⁻¹ r (0 on skipped and dependent rows).
   void back_substitute(double* y) const;
   // y ← K⁻¹ y with the last factorization (the same rows skipped): the
@@ -123,6 +127,7 @@ class TreeElimination {
   std::vector<Product> products_;
   std::vector<double> panels_, updates_;
   int dependent_ = 0;
+  double dependent_pivot_ = MultifrontalLdlt::kDependentPivot;  // of the factorization under way
 };
 
 }  // namespace linkage
