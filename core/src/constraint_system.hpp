@@ -17,20 +17,6 @@ inline Parallel parallel(const WorldModel& m, Workspace& ws) { return Parallel{&
 // Below this many rows a pass over them is not worth waking threads for.
 inline constexpr int kParallelRows = 2000;
 
-// The largest of f(i) (≥ 0) over rows [0, n), the rows split between the
-// world's threads on a large system (a maximum is the same in any order).
-template <class F>
-double max_over_rows(const WorldModel& m, Workspace& ws, int n, F f) {
-  std::vector<double> part(static_cast<std::size_t>(std::max(m.settings.threads, 1)), 0.0);
-  parallel(m, ws).for_parts(n < kParallelRows ? 1 : n, [&](int p, int parts) {
-    const auto [first, last] = split(n, parts, p);
-    double worst = 0.0;
-    for (int i = first; i < last; ++i) worst = std::max(worst, f(i));
-    part[static_cast<std::size_t>(p)] = worst;
-  });
-  return *std::max_element(part.begin(), part.end());
-}
-
 // The rows of the model's constraints, and of the system (the substep's
 // contacts follow the model's rows: contact_rows.hpp).
 int model_rows(const WorldModel& m, const Workspace& ws);

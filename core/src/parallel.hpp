@@ -96,23 +96,44 @@ struct Parallel {
   }
 };
 
-// Σ fn(first, last) over [0, n) cut into chunks of kSumChunk (the last
-// shorter), the chunks split between the threads and their sums added in
-// chunk order: the same sum on any thread count, and on a short range
-// (one chunk) the plain loop's. fn also does each chunk's elementwise work.
+// fn(first, last) over [0, n) cut into chunks of kSumChunk (the last
+// shorter), the chunks split between the threads and their values combined
+// in chunk order from `identity`: the same result on any thread count, and
+// on a short range (one chunk) fn's own. fn also does each chunk's
+// elementwise work.
 inline constexpr int kSumChunk = 4096;
-template <class Fn>
-double chunked_sum(const Parallel& parallel, int n, Fn fn) {
+template <class T, class Fn, class Combine>
+T chunked_reduce(const Parallel& parallel, int n, T identity, Fn fn, Combine combine) {
   const int chunks = (n + kSumChunk - 1) / kSumChunk;
-  if (chunks <= 1) return n > 0 ? fn(0, n) : 0.0;
-  std::vector<double> sums(static_cast<std::size_t>(chunks));
+  if (chunks <= 1) return n > 0 ? fn(0, n) : identity;
+  std::vector<T> values(static_cast<std::size_t>(chunks), identity);
   parallel.for_parts(chunks, [&](int p, int parts) {
     const auto [first, last] = split(chunks, parts, p);
-    for (int c = first; c < last; ++c) sums[static_cast<std::size_t>(c)] = fn(c * kSumChunk, std::min(n, (c + 1) * kSumChunk));
+    for (int c = first; c < last; ++c) values[static_cast<std::size_t>(c)] = fn(c * kSumChunk, std::min(n, (c + 1) * kSumChunk));
   });
-  double sum = 0.0;
-  for (const double s : sums) sum += s;
-  return sum;
+  T result = identity;
+  for (const T& v : values) result = combine(result, v);
+  return result;
+}
+
+// Σ fn(first, last): chunked_reduce's sum.
+template <class Fn>
+double chunked_sum(const Parallel& parallel, int n, Fn fn) {
+  return chunked_reduce(parallel, n, 0.0, fn, [](double a, double b) { return a + b; });
+}
+
+// The largest of f(i) (≥ 0) over [0, n): chunked_reduce's maximum (the
+// same in any order).
+template <class F>
+double chunked_max(const Parallel& parallel, int n, F f) {
+  return chunked_reduce(
+      parallel, n, 0.0,
+      [&](int first, int last) {
+        double worst = 0.0;
+        for (int i = first; i < last; ++i) worst = std::max(worst, f(i));
+        return worst;
+      },
+      [](double a, double b) { return std::max(a, b); });
 }
 
 }  // namespace linkage

@@ -68,7 +68,7 @@ double worst_error(const Workspace& ws) {
 // lower it, so a bound under the tolerance passes the check without
 // forming diag(J W Jᵀ): most steps end on the manifold.
 double error_bound(const WorldModel& m, Workspace& ws, double tolerance) {
-  return max_over_rows(m, ws, static_cast<int>(ws.C.size()), [&](int i) {
+  return chunked_max(parallel(m, ws), static_cast<int>(ws.C.size()), [&](int i) {
     const auto row = static_cast<std::size_t>(i);
     if (ws.velocity_row[row] || ws.soft_omega[i] != 0.0) return 0.0;
     const bool slack = ws.unilateral_row[row] && ws.contact_row[row] != ContactRows::normal && ws.C[i] < -tolerance;
@@ -252,7 +252,7 @@ void project_velocities(const WorldModel& m, WorldData& d, Workspace& ws, double
   // The check below, bounded before any row is held: every row's |Ċ| but
   // the soft rows' and the slack one-sided rows' (held whatever J is). A
   // bound within the tolerance skips forming diag(J W Jᵀ).
-  const double bound = max_over_rows(m, ws, static_cast<int>(ws.Cdot.size()), [&](int i) {
+  const double bound = chunked_max(parallel(m, ws), static_cast<int>(ws.Cdot.size()), [&](int i) {
     const bool slack = ws.unilateral_row[static_cast<std::size_t>(i)] && ws.C[i] < -m.settings.projection_tolerance;
     return ws.soft_omega[i] == 0.0 && !slack ? std::abs(ws.Cdot[i]) : 0.0;
   });

@@ -114,3 +114,23 @@ TEST(StepCaches, ChunkedSumsAreTheSameOnAnyThreadCount) {
   const double plain = sum_of(0, 1000);
   EXPECT_EQ(std::memcmp(&short_sum, &plain, sizeof plain), 0);
 }
+
+// chunked_reduce combines the chunks in their order on any thread count
+// (here a combine that is not commutative: the chunks' first rows, listed),
+// and chunked_max is the plain maximum.
+TEST(StepCaches, ChunkedReductionsCombineInChunkOrder) {
+  const int n = 5 * kSumChunk + 7;
+  using List = std::vector<int>;
+  Threads pool;
+  for (int threads : {1, 2, 3}) {
+    const List firsts = chunked_reduce(
+        Parallel{&pool, threads}, n, List{}, [](int first, int) { return List{first}; },
+        [](List a, const List& b) {
+          a.insert(a.end(), b.begin(), b.end());
+          return a;
+        });
+    EXPECT_EQ(firsts, (List{0, kSumChunk, 2 * kSumChunk, 3 * kSumChunk, 4 * kSumChunk, 5 * kSumChunk})) << threads << " threads";
+    auto f = [](int i) { return i == 3 * kSumChunk + 5 ? 2.5 : 1.0 / (1.0 + i); };
+    EXPECT_EQ(chunked_max(Parallel{&pool, threads}, n, f), 2.5) << threads << " threads";
+  }
+}

@@ -152,29 +152,35 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
   const char* held = kk.held.empty() ? nullptr : kk.held.data();
   auto free = [held](int i) { return !held || !held[i]; };
   Eigen::VectorXd res(n);  // r over the free rows, then r − K x
-  double res2 = chunked_sum(threads, n, [&](int first, int last) {
-    double sum = 0.0;
-    for (int i = first; i < last; ++i) {
-      const double v = free(i) ? r[i] : 0.0;
-      res[i] = v;
-      sum += v * v;
-    }
-    return sum;
-  });
-  const double norm_r = std::sqrt(res2);
   // From the caller's λ (a step's warm start: a structure at rest asks for
-  // the same λ again), where it leaves less of r than λ = 0 does.
-  bool warm = x.size() == n && norm_r > 0.0;
-  if (warm) {
-    bool finite = true, zero = true;
-    for (int i = 0; i < n; ++i) {
-      const double v = free(i) ? x[i] : 0.0;
-      x[i] = v;
-      finite = finite && std::isfinite(v);
-      zero = zero && v == 0.0;
-    }
-    warm = finite && !zero;
-  }
+  // the same λ again), where it leaves less of r than λ = 0 does: the
+  // first pass also takes it over the free rows and checks it.
+  const bool given = x.size() == n;
+  struct First {
+    double res2 = 0.0;
+    bool finite = true, zero = true;  // of the given λ
+  };
+  const First opening = chunked_reduce(
+      threads, n, First{},
+      [&](int from, int to) {
+        First f;
+        for (int i = from; i < to; ++i) {
+          const double v = free(i) ? r[i] : 0.0;
+          res[i] = v;
+          f.res2 += v * v;
+        }
+        for (int i = from; given && i < to; ++i) {
+          const double v = free(i) ? x[i] : 0.0;
+          x[i] = v;
+          f.finite = f.finite && std::isfinite(v);
+          f.zero = f.zero && v == 0.0;
+        }
+        return f;
+      },
+      [](const First& a, const First& b) { return First{a.res2 + b.res2, a.finite && b.finite, a.zero && b.zero}; });
+  double res2 = opening.res2;
+  const double norm_r = std::sqrt(res2);
+  bool warm = given && norm_r > 0.0 && opening.finite && !opening.zero;
   if (warm) {
     Eigen::VectorXd left(n);
     kk.apply(x, left, scratch_);
