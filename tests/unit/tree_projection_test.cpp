@@ -39,6 +39,7 @@ struct Outcome {
   bool general = false;  // the general path's direct solver factored (a fresh workspace's path is none)
   bool sweep = false;    // the tree path took its one sweep
   int rank_deficiency = 0;  // rows the solves took out as dependent (the most in one solve)
+  int factorizations = 0, pcg_iterations = 0;  // the direct solver's, in the projection
 };
 
 // How the tree path may take a model of rods and ropes between particles:
@@ -69,6 +70,8 @@ Outcome project(const Scene& s, bool tree, Loops loops = Loops::sweep) {
   out.sweep = out.tree && ws.tree.sweep;
   out.general = ws.direct.path() != SolverPath::none;
   out.rank_deficiency = ws.step_rank_deficiency;
+  out.factorizations = ws.direct.factorizations;
+  out.pcg_iterations = ws.direct.pcg_iterations;
   return out;
 }
 
@@ -389,6 +392,31 @@ TEST(TreeProjection, KeepsNearlyDependentRowsWhereNewtonStalls) {
     EXPECT_EQ(out.rank_deficiency, 1) << (tree ? "tree" : "general");
     EXPECT_LT(out.projection.iterations, 20) << (tree ? "tree" : "general");
   }
+}
+
+// A grid of particle rods (loops: the general path) far off its manifold:
+// K moves so far between Newton steps that PCG from the last factorization
+// gives up at its first try. The projection then factors at once for the
+// rest of its iterations, instead of paying a PCG iteration each time.
+TEST(GeneralProjection, StopsTryingReuseOnceItFails) {
+  Scene s(2);
+  constexpr int kSide = 12;
+  int grid[kSide][kSide];
+  for (int i = 0; i < kSide; ++i)
+    for (int j = 0; j < kSide; ++j) {
+      const bool corner = j == 0 && (i == 0 || i == kSide - 1);
+      grid[i][j] = s.body(BodyKind::particle, Vec3(0.1 * i, -0.1 * j, 0.0), 0.0, 1.0, corner ? Motion::fixed : Motion::dynamic);
+      if (i > 0) s.add(DistanceDef{}, grid[i - 1][j], grid[i][j]);
+      if (j > 0) s.add(DistanceDef{}, grid[i][j - 1], grid[i][j]);
+    }
+  s.perturb(7, 0.01);
+  const Outcome out = project(s, false);
+  EXPECT_FALSE(out.projection.capped);
+  ASSERT_GE(out.projection.iterations, 10);
+  // One try (at most direct.cpp's kMaxReuse + 1 = 11 PCG iterations; a try
+  // at each iteration spent 42 here), and a factorization every iteration.
+  EXPECT_LE(out.pcg_iterations, 11);
+  EXPECT_GE(out.factorizations, out.projection.iterations);
 }
 
 // Bit-identical runs for a given thread count on the tree path: two runs of
