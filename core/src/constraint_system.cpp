@@ -12,7 +12,7 @@
 #include "block_shape.hpp"
 #include "body_view.hpp"
 #include "constraints/parts.hpp"
-#include "constraints/pin_rows.hpp"
+#include "constraints/rows_2d.hpp"
 
 namespace linkage {
 
@@ -88,7 +88,7 @@ void copy_rows(Workspace& ws, const ConstraintRecord& c, const Rows& rows, int r
   copy_row_kinds(ws, c, rows, row, w);
 }
 
-// An equality's rows (a pin's): unbounded, position-level, time-independent.
+// An equality's rows (a pin's, a rod's): unbounded, position-level, time-independent.
 const Rows& equality_rows() {
   static const Rows rows = [] {
     Rows r;
@@ -252,14 +252,20 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
         const ConstraintRecord& c = m.constraints[static_cast<std::size_t>(i)];
         const BlockJacobian::Group& g = ws.J.groups()[static_cast<std::size_t>(i)];
         const PinDef* pin = dim == 2 ? std::get_if<PinDef>(&c.def) : nullptr;
-        if (pin) {
+        const DistanceDef* rod = dim == 2 && !pin ? std::get_if<DistanceDef>(&c.def) : nullptr;
+        if (pin || rod) {
           // J's blocks follow the ends that move, a's first (layout_of).
           double* block[2] = {nullptr, nullptr};
           int k = g.first_block;
           if (moves(m, c.body_a)) block[0] = values + ws.J.block(k++).values;
           if (moves(m, c.body_b)) block[1] = values + ws.J.block(k).values;
-          write_pin_rows_2d(*pin, body_view(m, c.body_a, q, v, rot), body_view(m, c.body_b, q, v, rot),
-                            {&ws.C[g.row], &ws.Cdot[g.row], writes.second_order ? &ws.jdot_qdot[g.row] : nullptr, block[0], block[1]});
+          const BodyView a = body_view(m, c.body_a, q, v, rot), b = body_view(m, c.body_b, q, v, rot);
+          const RowsOut2d out{&ws.C[g.row], &ws.Cdot[g.row], writes.second_order ? &ws.jdot_qdot[g.row] : nullptr, block[0], block[1]};
+          if (pin) {
+            write_pin_rows_2d(*pin, a, b, out);
+          } else {
+            write_rod_rows_2d(*rod, a, b, out);
+          }
           copy_row_kinds(ws, c, equality_rows(), g.row, writes);
         } else {
           Rows rows;

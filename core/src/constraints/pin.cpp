@@ -2,7 +2,7 @@
 //   Ċ = ḋ,   J = [−J_pa | J_pb],   J̇q̇ = bias_b − bias_a.   One row per axis.
 #include "checks.hpp"
 #include "parts.hpp"
-#include "pin_rows.hpp"
+#include "rows_2d.hpp"
 
 namespace linkage {
 
@@ -31,32 +31,6 @@ void evaluate(const PinDef& c, const BodyView& a, const BodyView& b, double, int
 
 namespace {
 
-// One end's anchor in 2D (parts.hpp's anchor, written out): its point,
-// velocity, J̇q̇ and lever arm.
-struct End2d {
-  double p[2], pdot[2], bias[2], s[2];
-};
-
-End2d end_2d(const BodyView& b, const Vec3& local) {
-  End2d e{{local.x(), local.y()}, {0.0, 0.0}, {0.0, 0.0}, {local.x(), local.y()}};
-  if (!b.exists) return e;
-  if (b.rigid) {
-    e.s[0] = b.cos * local.x() - b.sin * local.y();
-    e.s[1] = b.sin * local.x() + b.cos * local.y();
-    e.pdot[0] = b.v.x() + b.omega * -e.s[1];
-    e.pdot[1] = b.v.y() + b.omega * e.s[0];
-    const double w2 = -b.omega * b.omega;
-    e.bias[0] = w2 * e.s[0];
-    e.bias[1] = w2 * e.s[1];
-  } else {
-    e.pdot[0] = b.v.x();
-    e.pdot[1] = b.v.y();
-  }
-  e.p[0] = b.x.x() + e.s[0];
-  e.p[1] = b.x.y() + e.s[1];
-  return e;
-}
-
 // Rows (1, 0[, −s_y]) and (0, 1[, s_x]) of J_p, times `sign`.
 void write_block(double* out, const BodyView& b, const End2d& e, double sign) {
   if (b.rigid) {
@@ -70,7 +44,7 @@ void write_block(double* out, const BodyView& b, const End2d& e, double sign) {
 
 }  // namespace
 
-void write_pin_rows_2d(const PinDef& c, const BodyView& a, const BodyView& b, const PinRowsOut& out) {
+void write_pin_rows_2d(const PinDef& c, const BodyView& a, const BodyView& b, const RowsOut2d& out) {
   const End2d ea = end_2d(a, c.anchor_a), eb = end_2d(b, c.anchor_b);
   for (int r = 0; r < 2; ++r) {
     out.C[r] = eb.p[r] - ea.p[r];
