@@ -181,7 +181,9 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
   const FrontPlan::Super& s = plan_.supers[static_cast<std::size_t>(si)];
   const int n = N > 0 ? N : s.size, p = s.pivots;
   const int* index = plan_.index.data() + s.index;
-  for (int x = 0; x < n * n; ++x) f[x] = 0.0;
+  // Only the lower triangle is assembled and read (the solves read L below
+  // its diagonal): its columns are zeroed, half of an n × n front.
+  for (int c = 0; c < n; ++c) std::fill(f + c * n + c, f + (c + 1) * n, 0.0);
 
   // K's own entries: B_j W B_iᵀ for every pair of blocks on one body.
   const double* jv = k.J.values();
