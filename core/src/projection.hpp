@@ -16,7 +16,7 @@ struct ProjectionOutcome {
 // nearly dependent: the solver takes them out (their pivots under
 // MultifrontalLdlt::kDependentPivot), so no step corrects their C, and
 // |C|₂ stays until the iteration cap. Once |C|₂ falls by less than a
-// tenth kStallIterations times in a row while rows are out, the
+// tenth kIterations times in a row while rows are out, the
 // projection's solves keep them (SolveRequest::strict).
 struct NewtonStall {
   static constexpr double kRatio = 0.9;

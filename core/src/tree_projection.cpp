@@ -395,7 +395,7 @@ bool solve(Workspace& ws, TreeProjection& tp, bool strict, SolveStats& stats) {
   const std::size_t nr = tp.y.size();
   std::swap(tp.y, tp.rhs);
   tp.elimination.factor(tp.J.data(), ws.w.data(), tp.held.data(), tp.diag.data(), tp.y.data(),
-                        strict ? MultifrontalLdlt::kStrictPivot : MultifrontalLdlt::kDependentPivot);
+                        MultifrontalLdlt::dependent_pivot(strict));
   tp.elimination.back_substitute(tp.y.data());
   stats.iterations = 1;
   stats.residual = std::numeric_limits<double>::quiet_NaN();  // Newton's progress is |C|

@@ -86,7 +86,7 @@ void DirectSolver::remember(const SystemView& k) {
 }
 
 void DirectSolver::factor(const SystemView& k, bool strict) {
-  const double pivot = strict ? MultifrontalLdlt::kStrictPivot : MultifrontalLdlt::kDependentPivot;
+  const double pivot = MultifrontalLdlt::dependent_pivot(strict);
   strict_ = strict;
   if (recheck_ && std::find(removed_.begin(), removed_.end(), 1) != removed_.end()) {
     removed_.assign(removed_.size(), 0);

@@ -86,6 +86,7 @@ class MultifrontalLdlt {
   // The same for a Newton step that must still correct nearly dependent
   // rows (SolveRequest::strict): only rows dependent to round-off are out.
   static constexpr double kStrictPivot = 1e-12;
+  static constexpr double dependent_pivot(bool strict) { return strict ? kStrictPivot : kDependentPivot; }
 
   void analyse(const BlockJacobian& J, const std::vector<char>& removed);
   bool analysed() const { return analysed_; }
