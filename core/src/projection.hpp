@@ -7,6 +7,7 @@
 namespace linkage {
 
 struct ProjectionOutcome {
+  double start = 0.0;   // max |C| over the projected rows where it began
   int iterations = 0;
   bool capped = false;  // stopped at projection_max_iterations with max |C| ≥ projection_tolerance
   double error = 0.0;   // max |C| over the projected rows when it stopped
@@ -30,6 +31,20 @@ struct NewtonStall {
     strict = strict || (count >= kIterations && rank_deficiency > 0);
   }
 };
+
+// The relative residual the step's velocity solve stops at, for a right
+// side of |r|₂ = `rhs_norm`. Before a nearest-point projection it only
+// predicts where the step goes: the projection removes what its residual
+// r leaves in C (at most h |r|₂), and RATTLE what it leaves in Ċ. So it
+// may leave up to kPredictorShare of the error the last step's projection
+// began from (Workspace::projection_start), and no more than
+// kPredictorTolerance: a moving cloth stops at about 1e-6, a structure at
+// rest (nothing projected) at solver_tolerance, so that it stays at one
+// solve a step. Bounded rows' solves stay at solver_tolerance whatever is
+// asked (an active set reads λ's signs).
+constexpr double kPredictorShare = 0.01;
+constexpr double kPredictorTolerance = 1e-6;
+double velocity_solve_tolerance(const WorldSettings& s, const Workspace& ws, double h, double rhs_norm);
 
 // After the step's velocity solve: which motors are at their bound (they
 // slip, and position projection leaves them free; the others it locks).

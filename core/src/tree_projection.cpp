@@ -567,7 +567,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
   out = ProjectionOutcome{};
   ws.rows_valid = false;  // the workspace's rows are not this path's: evaluate_rows starts afresh
   auto [worst, norm] = evaluate(m, d, ws, tp, t, d.q, true);
-  out.error = worst;
+  out.error = out.start = worst;
   if (out.error < s.projection_tolerance) {
     tp.rows_q.assign(d.q.data(), d.q.data() + d.q.size());
     return true;

@@ -108,6 +108,16 @@ struct Workspace {
   ContactRows contacts;
 
   DirectSolver direct;
+  // Position projection's first try at reuse (PCG from the factorization
+  // the step's velocity solve left), once it failed: the projections still
+  // to factor at once, and how many the next failure skips.
+  struct FirstReuse {
+    int skip = 0, next = 1;
+  } first_reuse;
+  // The largest max |C| the last step's position projections began from
+  // (0: none ran): how far a step moves off the manifold, which the next
+  // velocity solve's residual may add to (velocity_solve_tolerance).
+  double projection_start = 0.0;
   TreeProjection tree;  // position projection's path for acyclic constraint graphs
   std::uint64_t solved_model = ~0ull;  // the model version the last step solved
   // The model's settings and model versions the direct solver last saw: new

@@ -239,9 +239,11 @@ void substep(const WorldModel& m, WorldData& d, Workspace& ws, double h, const A
     const StageClock::Scope stage(ws.clock, Stage::project_positions);
     // Contacts were found where the substep began: a corner that turned into
     // a neighbour since is added, and the positions projected again.
+    ws.projection_start = 0.0;
     for (int pass = 0; pass <= kContactPasses; ++pass) {
       if (pass > 0 && !ws.contacts.add_missed(m, d, d.v, h, m.settings.projection_tolerance)) break;
       const ProjectionOutcome p = project_positions(m, d, ws, d.time, h);
+      ws.projection_start = std::max(ws.projection_start, p.start);
       ws.projection_iterations += p.iterations;
       ws.projection_capped = ws.projection_capped || p.capped;
       ws.projection_error = std::max(ws.projection_error, p.error);

@@ -15,6 +15,7 @@
 #include "bit_identical.hpp"
 #include "linkage/scenes/build.hpp"
 #include "linkage/scenes/measure.hpp"
+#include "projection.hpp"
 #include "scenes.hpp"
 
 using namespace linkage;
@@ -352,6 +353,46 @@ TEST(DirectSolver, ACappedProjectionIsReported) {
   s.projection_max_iterations = 100;
   ASSERT_TRUE(w.set_settings(s).ok());
   EXPECT_FALSE(w.step().projection_capped);
+}
+
+// The velocity solve before a nearest-point projection stops where its
+// residual may add 1 % of what the last step's projection began from, no
+// looser than 1e-6 and no tighter than solver_tolerance; without position
+// projection, with SHAKE, or after a step that projected nothing, at
+// solver_tolerance.
+TEST(DirectSolver, VelocitySolveStopsWhereTheProjectionTakesOver) {
+  const WorldSettings s = with_preset(Preset::exact);
+  const double h = s.dt;
+  Workspace ws;
+  EXPECT_EQ(velocity_solve_tolerance(s, ws, h, 1.0), s.solver_tolerance);  // nothing projected yet
+  ws.projection_start = 1e-6;
+  EXPECT_NEAR(velocity_solve_tolerance(s, ws, h, 2.0), kPredictorShare * 1e-6 / (h * 2.0), 1e-20);
+  ws.projection_start = 1e-3;
+  EXPECT_EQ(velocity_solve_tolerance(s, ws, h, 2.0), kPredictorTolerance);
+  ws.projection_start = 1e-15;
+  EXPECT_EQ(velocity_solve_tolerance(s, ws, h, 2.0), s.solver_tolerance);
+  EXPECT_EQ(velocity_solve_tolerance(s, ws, h, 0.0), s.solver_tolerance);  // nothing to solve
+  ws.projection_start = 1e-3;
+  WorldSettings shake = s;
+  shake.projection = Projection::shake;
+  EXPECT_EQ(velocity_solve_tolerance(shake, ws, h, 2.0), s.solver_tolerance);
+  WorldSettings unprojected = s;
+  unprojected.project_positions = false;
+  EXPECT_EQ(velocity_solve_tolerance(unprojected, ws, h, 2.0), s.solver_tolerance);
+}
+
+// With those looser solves, and RATTLE stopping once no row's |Ċ| h can
+// pass half the tolerance, a moving slack cloth still ends every step with
+// |C| and |Ċ| h below the projection tolerance.
+TEST(DirectSolver, LooserSolvesStillEndEveryStepExact) {
+  const WorldSettings s = with_preset(Preset::exact);
+  scenes::SceneWorld cloth = scenes::build_world(scenes::cloth_slack(16), s).value();
+  for (int i = 0; i < 60; ++i) {
+    const StepDiagnostics& d = cloth.world.step();
+    EXPECT_FALSE(d.projection_capped) << "step " << i;
+    EXPECT_LT(d.max_error, s.projection_tolerance) << "step " << i;
+    EXPECT_LT(d.max_error_rate * s.dt, s.projection_tolerance) << "step " << i;
+  }
 }
 
 // Bit-identical runs for a given thread count: two runs, and a saved world

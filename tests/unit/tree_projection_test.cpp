@@ -419,6 +419,75 @@ TEST(GeneralProjection, StopsTryingReuseOnceItFails) {
   EXPECT_GE(out.factorizations, out.projection.iterations);
 }
 
+// The first iteration's try at reuse, across a whole step's motion: a grid
+// thrown far off its manifold again and again (each time from its start)
+// fails it every time, so the projections after a failure skip it (they
+// factor at once, no PCG), twice as many after each failure; one that
+// passes it (the grid barely off where the last projection left it) starts
+// the count over.
+TEST(GeneralProjection, BacksOffTheFirstReuseTryWhileItFails) {
+  // A slack grid (cloth_slack's layout: the odd columns lower, every rod at
+  // its length, the top row 0.99 m across with 1.1 m of rods).
+  Scene s(2);
+  constexpr int kSide = 12;
+  const double dz = std::sqrt(0.1 * 0.1 - 0.09 * 0.09);
+  int grid[kSide][kSide];
+  for (int i = 0; i < kSide; ++i)
+    for (int j = 0; j < kSide; ++j) {
+      const bool corner = j == 0 && (i == 0 || i == kSide - 1);
+      const Vec3 at(0.09 * i, -0.1 * j - (i % 2 ? dz : 0.0), 0.0);
+      grid[i][j] = s.body(BodyKind::particle, at, 0.0, 1.0, corner ? Motion::fixed : Motion::dynamic);
+      if (i > 0) s.add(DistanceDef{}, grid[i - 1][j], grid[i][j]);
+      if (j > 0) s.add(DistanceDef{}, grid[i][j - 1], grid[i][j]);
+    }
+  const WorldModel& m = s.m;
+  WorldData d = s.d;
+  Workspace ws;
+  update_inverse_masses(m, d, ws);
+  const double h = m.settings.dt;
+  struct Seen {
+    int pcg, skip, next;
+    bool operator==(const Seen&) const = default;
+  };
+  // Projection k from the grid's start (or from where the last one ended)
+  // moved by up to `size`: its PCG iterations and the backoff after it.
+  auto project_from = [&](unsigned k, double size, bool from_start) {
+    if (from_start) d.q = s.d.q;
+    std::mt19937 rng(k);
+    std::uniform_real_distribution<double> u(-size, size);
+    for (const BodyRecord& b : m.bodies)
+      if (b.motion == Motion::dynamic)
+        for (int i = 0; i < b.dof; ++i) d.q[b.offset + i] += u(rng);
+    begin_constraint_forces(m, d, ws);
+    ws.motor_free.assign(static_cast<std::size_t>(s.first_row(static_cast<int>(m.constraints.size()))), 0);
+    const int pcg = ws.direct.pcg_iterations;
+    const ProjectionOutcome out = project_positions(m, d, ws, h, h);
+    EXPECT_FALSE(out.capped) << "projection " << k;
+    EXPECT_LT(out.error, m.settings.projection_tolerance) << "projection " << k;
+    finish_constraint_forces(m, d, ws);
+    return Seen{ws.direct.pcg_iterations - pcg, ws.first_reuse.skip, ws.first_reuse.next};
+  };
+  // The first has no factorization to try at first (its later iterations
+  // may); then tries at 1, 3 and 6, each failing after one PCG iteration.
+  std::vector<Seen> seen;
+  for (unsigned k = 0; k < 11; ++k) seen.push_back(project_from(k, 0.03, true));
+  const std::vector<Seen> expected{{seen[0].pcg, 0, 1}, {1, 1, 2}, {0, 0, 2}, {1, 2, 4}, {0, 1, 4}, {0, 0, 4},
+                                   {1, 4, 8}, {0, 3, 8}, {0, 2, 8}, {0, 1, 8}, {0, 0, 8}};
+  for (unsigned k = 0; k < 11; ++k) {
+    EXPECT_EQ(seen[k].pcg, expected[k].pcg) << "projection " << k;
+    EXPECT_EQ(seen[k].skip, expected[k].skip) << "projection " << k;
+    EXPECT_EQ(seen[k].next, expected[k].next) << "projection " << k;
+  }
+  // Barely off, the try passes and starts the count over.
+  const Seen barely = project_from(11, 1e-9, false);
+  EXPECT_GE(barely.pcg, 1);
+  EXPECT_EQ(barely.skip, 0);
+  EXPECT_EQ(barely.next, 1);
+  const Seen again = project_from(12, 0.03, true);
+  EXPECT_EQ(again.skip, 1);
+  EXPECT_EQ(again.next, 2);
+}
+
 // Bit-identical runs for a given thread count on the tree path: two runs of
 // a falling chain of bars with a motor and a rope (or of particles on rods
 // and a rope), and a saved world restored and continued, give the same
