@@ -19,7 +19,7 @@ int block_on(const BlockJacobian& J, const ConstraintGraph& g, int node, int bod
 
 // What a front of p pivot rows and n rows costs, in nanoseconds: a fixed
 // cost per front, its n² entries zeroed, assembled and handed on (its
-// update matrix copied out and added into its parent), the multiply-adds of
+// update matrix added into its parent), the multiply-adds of
 // its partial factorization, and the p·n entries of L its panel keeps and
 // each solve reads (a factorization serves about four solves). Fitted to
 // the per-front times of the numeric factorization on this machine (a
@@ -217,8 +217,8 @@ FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const
     sup.size = at;
     sup.panel = static_cast<int>(plan.panel_values);
     plan.panel_values += static_cast<std::size_t>(sup.size) * static_cast<std::size_t>(sup.pivots);
-    sup.update = static_cast<int>(plan.update_values);
-    plan.update_values += static_cast<std::size_t>(sup.size - sup.pivots) * static_cast<std::size_t>(sup.size - sup.pivots);
+    sup.front = plan.front_values;
+    plan.front_values += static_cast<std::size_t>(sup.size) * static_cast<std::size_t>(sup.size);
     plan.max_size = std::max(plan.max_size, sup.size);
     for (int c = 0; c < sup.pivots; ++c) plan.factor_flops += 0.5 * (sup.size - c - 1) * (sup.size - c);
     plan.solve_flops += 2.0 * sup.pivots * sup.size;

@@ -48,7 +48,7 @@ void MultifrontalLdlt::analyse(const BlockJacobian& J, const std::vector<char>& 
     }
   }
   panels_.assign(plan_.panel_values, 0.0);
-  updates_.clear();
+  fronts_ = {};  // the last plan's may be far larger (joint_grid's before its dependent rows are out)
   inverse_pivot_.assign(plan_.perm.size(), 0.0);
   dependent_.clear();
   analysed_ = true;
@@ -137,50 +137,51 @@ const MultifrontalLdlt::Split& MultifrontalLdlt::split_for(int parts) {
 void MultifrontalLdlt::factor(const SystemView& k, const Parallel& parallel, double dependent_pivot) {
   dependent_pivot_ = dependent_pivot;
   any_held_ = std::find(k.held.begin(), k.held.end(), 1) != k.held.end();
-  updates_.resize(plan_.update_values);
-  // A front, then room for its L21 D and its pivots' scales (factor_front).
-  const std::size_t front = 2 * static_cast<std::size_t>(plan_.max_size) * static_cast<std::size_t>(plan_.max_size) +
-                            static_cast<std::size_t>(plan_.max_size);
-  front_.resize(front);
+  fronts_.resize(plan_.front_values);
+  // Room for a front's L21 D, then its pivots' scales (factor_front).
+  const std::size_t scratch = static_cast<std::size_t>(plan_.max_size) * static_cast<std::size_t>(plan_.max_size) +
+                              static_cast<std::size_t>(plan_.max_size);
+  scratch_.resize(scratch);
   dependent_.clear();
   const int parts = std::min(parallel.count, static_cast<int>(plan_.supers.size()));
   if (parts <= 1) {
-    for (int s = 0; s < static_cast<int>(plan_.supers.size()); ++s) factor_front(s, k, front_.data(), dependent_);
+    for (int s = 0; s < static_cast<int>(plan_.supers.size()); ++s) factor_front(s, k, scratch_.data(), dependent_);
   } else {
     const Split& sp = split_for(parts);
-    part_fronts_.resize(static_cast<std::size_t>(parts));
+    part_scratch_.resize(static_cast<std::size_t>(parts));
     part_dependent_.resize(static_cast<std::size_t>(parts));
     parallel.for_parts(parts, [&](int p, int) {
-      std::vector<double>& scratch = part_fronts_[static_cast<std::size_t>(p)];
-      scratch.resize(front);
+      std::vector<double>& mine = part_scratch_[static_cast<std::size_t>(p)];
+      mine.resize(scratch);
       std::vector<int>& dependent = part_dependent_[static_cast<std::size_t>(p)];
       dependent.clear();
       for (const auto& [lo, hi] : sp.ranges[static_cast<std::size_t>(p)])
-        for (int s = lo; s <= hi; ++s) factor_front(s, k, scratch.data(), dependent);
+        for (int s = lo; s <= hi; ++s) factor_front(s, k, mine.data(), dependent);
     });
-    for (int s : sp.top) factor_front(s, k, front_.data(), dependent_);
+    for (int s : sp.top) factor_front(s, k, scratch_.data(), dependent_);
     for (const std::vector<int>& d : part_dependent_) dependent_.insert(dependent_.end(), d.begin(), d.end());
   }
   std::sort(dependent_.begin(), dependent_.end());
 }
 
-void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std::vector<int>& dependent) {
+void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* scratch, std::vector<int>& dependent) {
   // Most fronts of a tree are tiny (a chain's hold two rows): their size as a
   // constant lets the compiler unroll every loop below.
   switch (plan_.supers[static_cast<std::size_t>(si)].size) {
-    case 1: return factor_front<1>(si, k, f, dependent);
-    case 2: return factor_front<2>(si, k, f, dependent);
-    case 3: return factor_front<3>(si, k, f, dependent);
-    case 4: return factor_front<4>(si, k, f, dependent);
-    default: return factor_front<0>(si, k, f, dependent);
+    case 1: return factor_front<1>(si, k, scratch, dependent);
+    case 2: return factor_front<2>(si, k, scratch, dependent);
+    case 3: return factor_front<3>(si, k, scratch, dependent);
+    case 4: return factor_front<4>(si, k, scratch, dependent);
+    default: return factor_front<0>(si, k, scratch, dependent);
   }
 }
 
 template <int N>
-void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std::vector<int>& dependent) {
+void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* scratch, std::vector<int>& dependent) {
   const FrontPlan::Super& s = plan_.supers[static_cast<std::size_t>(si)];
   const int n = N > 0 ? N : s.size, p = s.pivots;
   const int* index = plan_.index.data() + s.index;
+  double* f = fronts_.data() + s.front;
   // Only the lower triangle is assembled and read (the solves read L below
   // its diagonal): its columns are zeroed, half of an n × n front.
   for (int c = 0; c < n; ++c) std::fill(f + c * n + c, f + (c + 1) * n, 0.0);
@@ -219,22 +220,23 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
       for (int r = x; r < n; ++r) f[x * n + r] = 0.0;
     }
   }
-  // Scratch past the front (see factor): the pivots' scales, L21 D.
+  // The scratch (see factor): L21 D, then the pivots' scales.
   const std::size_t max_size = static_cast<std::size_t>(plan_.max_size);
-  double* pivot_scale = f + 2 * max_size * max_size;
+  double* pivot_scale = scratch + max_size * max_size;
   for (int c = 0; c < p; ++c) {
     f[c * n + c] += k.reg[plan_.perm[static_cast<std::size_t>(s.first + c)]];
     pivot_scale[c] = f[c * n + c];
   }
 
-  // The children's update matrices (their rows are in this front, in order).
+  // The children's update matrices, where each child's factorization left
+  // them in its front (their rows are in this front, in order).
   for (int x = s.children; x < s.children + s.child_count; ++x) {
     const FrontPlan::Super& child = plan_.supers[static_cast<std::size_t>(plan_.children[static_cast<std::size_t>(x)])];
-    const int nu = child.size - child.pivots;
-    const double* u = updates_.data() + child.update;
+    const int nc = child.size, nu = nc - child.pivots;
+    const double* u = fronts_.data() + child.front + static_cast<std::size_t>(child.pivots) * (nc + 1);
     const int* rel = plan_.relative.data() + child.relative;
     for (int cc = 0; cc < nu; ++cc) {
-      const double* col = u + cc * nu;
+      const double* col = u + cc * nc;
       double* to = f + rel[cc] * n;
       for (int rr = cc; rr < nu; ++rr) to[rel[rr]] += col[rr];
     }
@@ -271,7 +273,7 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
     F.topLeftCorner(p, p).triangularView<Eigen::UnitLower>().transpose().solveInPlace<Eigen::OnTheRight>(f21);
     for (int c = 0; c < p; ++c)
       if (inverse[c] == 0.0) f21.col(c).setZero();
-    Eigen::Map<Eigen::MatrixXd> wd(f + max_size * max_size, n - p, p);  // L21 D
+    Eigen::Map<Eigen::MatrixXd> wd(scratch, n - p, p);  // L21 D
     wd = f21;
     f21 *= Eigen::Map<const Eigen::VectorXd>(inverse, p).asDiagonal();
     F.bottomRightCorner(n - p, n - p).triangularView<Eigen::Lower>() -= wd * f21.transpose();
@@ -286,10 +288,6 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* f, std:
   double* l21 = panel + p * p;
   for (int r = p; r < n; ++r)
     for (int c = 0; c < p; ++c) l21[(r - p) * p + c] = f[c * n + r];
-  const int nu = n - p;
-  double* update = updates_.data() + s.update;
-  for (int cc = 0; cc < nu; ++cc)
-    for (int rr = cc; rr < nu; ++rr) update[cc * nu + rr] = f[(p + cc) * n + p + rr];
 }
 
 namespace {

@@ -6,8 +6,9 @@
 // a dense front: its own rows (the pivots) and the rows they couple to later
 // in the order (the update rows). A front is assembled straight from J's
 // blocks (the products B_i W B_jᵀ of two blocks on one body) and from its
-// children's update matrices, then partially factored; what is left of its
-// update rows is handed to the parent. No sparse matrix is formed.
+// children's update matrices, then partially factored in place; what is
+// left of its update rows stays there until the parent adds it in. No
+// sparse matrix is formed.
 //
 // A pivot that vanishes against its row's own diagonal (below 1e-8 of it)
 // marks a dependent row: a redundant constraint. The row is taken out of the
@@ -38,7 +39,7 @@ struct FrontPlan {
     int first = 0;    // the pivots' place in elimination order (the solver's permuted vector)
     int index = 0;    // offset into `index`: each front row's place in elimination order
     int panel = 0;    // offset of its L panel in the factor's values: L11 (pivots², column-major), then L21 (row-major)
-    int update = 0;   // offset of its update matrix ((size − pivots)², column-major) in the update pool
+    std::size_t front = 0;  // offset of the front (size², column-major, lower triangle) in the front pool
     int parent = -1;  // supernode, or −1 for a root
     int children = 0, child_count = 0;  // offset into `children`
     int relative = 0;  // offset into `relative`: each update row's front row in the parent
@@ -61,7 +62,7 @@ struct FrontPlan {
   std::vector<int> index, children, relative;
   std::vector<int> perm;      // place in elimination order → J row
   std::vector<Product> products;
-  std::size_t panel_values = 0, update_values = 0;
+  std::size_t panel_values = 0, front_values = 0;
   int max_size = 0;
   int total_rows = 0;         // J's rows
   double factor_flops = 0.0;  // multiply-adds of one numeric factorization
@@ -114,23 +115,24 @@ class MultifrontalLdlt {
     std::vector<int> owner;                                 // per place in elimination order: its part, −1 for top
   };
   const Split& split_for(int parts);
-  void factor_front(int s, const SystemView& k, double* front, std::vector<int>& dependent);
+  // `scratch`: room for a front's L21 D and its pivots' scales.
+  void factor_front(int s, const SystemView& k, double* scratch, std::vector<int>& dependent);
   template <int N>  // the front's size, or 0: any
-  void factor_front(int s, const SystemView& k, double* front, std::vector<int>& dependent);
+  void factor_front(int s, const SystemView& k, double* scratch, std::vector<int>& dependent);
 
   ConstraintGraph graph_;
   Elimination elimination_;
   FrontPlan plan_;
   bool analysed_ = false;
   std::vector<double> panels_;   // L below each pivot, per front
-  std::vector<double> updates_;  // each front's update matrix, until its parent takes it
+  std::vector<double> fronts_;   // every front, its update matrix read by its parent
   std::vector<double> inverse_pivot_;  // per place in elimination order: 1/d, 0 for a dependent or held row
-  std::vector<double> front_;    // one front being factored
+  std::vector<double> scratch_;  // the stepping thread's factor_front scratch
   std::vector<int> dependent_;
   bool any_held_ = false;  // of the factorization under way
   double dependent_pivot_ = kDependentPivot;  // of the factorization under way
   Split split_;
-  std::vector<std::vector<double>> part_fronts_;   // per part: its front scratch
+  std::vector<std::vector<double>> part_scratch_;  // per part: its factor_front scratch
   std::vector<std::vector<int>> part_dependent_;   // per part: dependent rows found
   std::vector<Eigen::VectorXd> part_updates_;      // per part: its forward solve's updates to top rows
   Eigen::VectorXd permuted_;  // a solve's vector in elimination order
