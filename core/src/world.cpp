@@ -58,10 +58,6 @@ struct BodySums {
   }
 };
 
-// Items a chunk of measure's sums holds. The chunks, not the threads, fix
-// the order of the additions: the diagnostics are the same on any number
-// of threads.
-constexpr int kMeasureChunk = 4096;
 
 RowSums measure_rows(const WorldSettings& s, const Workspace& ws, int first, int last) {
   RowSums out;
@@ -108,12 +104,15 @@ BodySums measure_bodies(const WorldModel& m, const WorldData& d, int first, int 
 }
 
 // Constraint error, energy and momentum of the state the step ended in.
+// Chunks of kSumChunk rows or bodies, not the threads, fix the order of
+// the additions (as chunked_reduce's): the diagnostics are the same on any
+// number of threads.
 void measure(const WorldModel& m, WorldData& d, Workspace& ws, StepDiagnostics& out) {
   // The rows at the step's end: usually RATTLE's, and the next step starts from them.
   evaluate_rows(m, d, ws, d.time, d.q, d.v);
   const int rows = static_cast<int>(ws.C.size()), bodies = static_cast<int>(m.bodies.size());
-  const int row_chunks = (rows + kMeasureChunk - 1) / kMeasureChunk;
-  const int chunks = row_chunks + (bodies + kMeasureChunk - 1) / kMeasureChunk;
+  const int row_chunks = (rows + kSumChunk - 1) / kSumChunk;
+  const int chunks = row_chunks + (bodies + kSumChunk - 1) / kSumChunk;
   std::vector<RowSums> row_sums(static_cast<std::size_t>(row_chunks));
   std::vector<BodySums> body_sums(static_cast<std::size_t>(chunks - row_chunks));
   parallel(m, ws).for_parts(chunks, [&](int p, int parts) {
@@ -121,10 +120,10 @@ void measure(const WorldModel& m, WorldData& d, Workspace& ws, StepDiagnostics& 
     for (int k = first; k < last; ++k) {
       if (k < row_chunks) {
         row_sums[static_cast<std::size_t>(k)] =
-            measure_rows(m.settings, ws, k * kMeasureChunk, std::min(rows, (k + 1) * kMeasureChunk));
+            measure_rows(m.settings, ws, k * kSumChunk, std::min(rows, (k + 1) * kSumChunk));
       } else {
         const int b = k - row_chunks;
-        body_sums[static_cast<std::size_t>(b)] = measure_bodies(m, d, b * kMeasureChunk, std::min(bodies, (b + 1) * kMeasureChunk));
+        body_sums[static_cast<std::size_t>(b)] = measure_bodies(m, d, b * kSumChunk, std::min(bodies, (b + 1) * kSumChunk));
       }
     }
   });
