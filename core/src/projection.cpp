@@ -109,9 +109,12 @@ Eigen::VectorXd correction_for(const WorldModel& m, Workspace& ws, const BlockJa
 
 }  // namespace
 
+bool velocity_solve_predicts(const WorldSettings& s) {
+  return s.dynamics == Dynamics::velocity_projection && s.project_positions && s.projection == Projection::nearest;
+}
+
 double velocity_solve_tolerance(const WorldSettings& s, const Workspace& ws, double h, double rhs_norm) {
-  const bool predicts = s.project_positions && s.projection == Projection::nearest;
-  if (!predicts || !(rhs_norm > 0.0)) return s.solver_tolerance;
+  if (!velocity_solve_predicts(s) || !(rhs_norm > 0.0)) return s.solver_tolerance;
   const double share = kPredictorShare * ws.projection_start / (h * rhs_norm);
   return std::max(s.solver_tolerance, std::min(share, kPredictorTolerance));
 }
@@ -327,11 +330,12 @@ void project_velocities(const WorldModel& m, WorldData& d, Workspace& ws, double
   // row's |Ċ| h above half the tolerance (|r|∞ ≤ |r|₂ = ρ |Ċ|₂), no looser
   // than kMaxForcing, no tighter than the world's solves. The step's last
   // solve: its K is the next step's first, so where that one is solved
-  // tightly (no position projection, or one from the tolerance) a
+  // tightly (it does not only predict, or the step projected nothing) a
   // factorization here serves both, where PCG would run twice.
   const double enough = 0.5 * m.settings.projection_tolerance / (h * std::sqrt(sum2));
   SolveRequest how{std::clamp(enough, m.settings.solver_tolerance, kMaxForcing), false};
-  if (!m.settings.project_positions || ws.projection_start <= m.settings.projection_tolerance) how.max_reuse = kEndOfStepReuse;
+  if (!velocity_solve_predicts(m.settings) || ws.projection_start <= m.settings.projection_tolerance)
+    how.max_reuse = kEndOfStepReuse;
   d.v += correction_for(m, ws, ws.J, -ws.Cdot, how, true);
   add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);  // an impulse
 }

@@ -45,6 +45,9 @@ struct NewtonStall {
 constexpr double kPredictorShare = 0.01;
 constexpr double kPredictorTolerance = 1e-6;
 double velocity_solve_tolerance(const WorldSettings& s, const Workspace& ws, double h, double rhs_norm);
+// Whether the step's velocity solve only predicts: the exact family's
+// before a nearest-point projection.
+bool velocity_solve_predicts(const WorldSettings& s);
 
 // After the step's velocity solve: which motors are at their bound (they
 // slip, and position projection leaves them free; the others it locks).

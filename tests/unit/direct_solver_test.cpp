@@ -379,6 +379,11 @@ TEST(DirectSolver, VelocitySolveStopsWhereTheProjectionTakesOver) {
   WorldSettings unprojected = s;
   unprojected.project_positions = false;
   EXPECT_EQ(velocity_solve_tolerance(unprojected, ws, h, 2.0), s.solver_tolerance);
+  EXPECT_TRUE(velocity_solve_predicts(s));
+  for (const WorldSettings& tight : {shake, unprojected}) EXPECT_FALSE(velocity_solve_predicts(tight));
+  WorldSettings force_based = s;
+  force_based.dynamics = Dynamics::force_based;
+  EXPECT_FALSE(velocity_solve_predicts(force_based));
 }
 
 // With those looser solves, and RATTLE stopping once no row's |Ċ| h can
