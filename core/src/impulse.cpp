@@ -61,7 +61,7 @@ void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double 
   if (contacts) ws.contacts.bound_friction(ws.lo, ws.hi, Eigen::VectorXd(), first_contact);
   const Eigen::VectorXd rhs = contacts ? ws.rhs : Eigen::VectorXd();  // the friction rounds' (below)
   Eigen::VectorXd dv;  // W Jᵀ λ
-  SolveRequest how{velocity_solve_tolerance(m.settings, ws, h, ws.rhs.norm())};
+  SolveRequest how{velocity_solve_tolerance(m.settings, ws, h, ws.rhs)};
   how.w_jt_lambda = &dv;
   SolveStats stats;
   const bool tree = !contacts && solve_on_tree(m, ws, true, stats);

@@ -113,8 +113,10 @@ bool velocity_solve_predicts(const WorldSettings& s) {
   return s.dynamics == Dynamics::velocity_projection && s.project_positions && s.projection == Projection::nearest;
 }
 
-double velocity_solve_tolerance(const WorldSettings& s, const Workspace& ws, double h, double rhs_norm) {
-  if (!velocity_solve_predicts(s) || !(rhs_norm > 0.0)) return s.solver_tolerance;
+double velocity_solve_tolerance(const WorldSettings& s, const Workspace& ws, double h, const Eigen::VectorXd& rhs) {
+  if (!velocity_solve_predicts(s) || ws.projection_start == 0.0) return s.solver_tolerance;
+  const double rhs_norm = rhs.norm();
+  if (!(rhs_norm > 0.0)) return s.solver_tolerance;
   const double share = kPredictorShare * ws.projection_start / (h * rhs_norm);
   return std::max(s.solver_tolerance, std::min(share, kPredictorTolerance));
 }

@@ -32,8 +32,8 @@ struct NewtonStall {
   }
 };
 
-// The relative residual the step's velocity solve stops at, for a right
-// side of |r|₂ = `rhs_norm`. Before a nearest-point projection it only
+// The relative residual the step's velocity solve stops at, for the right
+// side `rhs`. Before a nearest-point projection it only
 // predicts where the step goes: the projection removes what its residual
 // r leaves in C (at most h |r|₂), and RATTLE what it leaves in Ċ. So it
 // may leave up to kPredictorShare of the error the last step's projection
@@ -44,7 +44,7 @@ struct NewtonStall {
 // asked (an active set reads λ's signs).
 constexpr double kPredictorShare = 0.01;
 constexpr double kPredictorTolerance = 1e-6;
-double velocity_solve_tolerance(const WorldSettings& s, const Workspace& ws, double h, double rhs_norm);
+double velocity_solve_tolerance(const WorldSettings& s, const Workspace& ws, double h, const Eigen::VectorXd& rhs);
 // Whether the step's velocity solve only predicts: the exact family's
 // before a nearest-point projection.
 bool velocity_solve_predicts(const WorldSettings& s);

@@ -58,7 +58,6 @@ struct BodySums {
   }
 };
 
-
 RowSums measure_rows(const WorldSettings& s, const Workspace& ws, int first, int last) {
   RowSums out;
   for (int i = first; i < last; ++i) {

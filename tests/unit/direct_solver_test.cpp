@@ -364,21 +364,23 @@ TEST(DirectSolver, VelocitySolveStopsWhereTheProjectionTakesOver) {
   const WorldSettings s = with_preset(Preset::exact);
   const double h = s.dt;
   Workspace ws;
-  EXPECT_EQ(velocity_solve_tolerance(s, ws, h, 1.0), s.solver_tolerance);  // nothing projected yet
+  const Eigen::VectorXd one = Eigen::VectorXd::Constant(1, 1.0), two = Eigen::VectorXd::Constant(1, 2.0),
+                        none = Eigen::VectorXd::Zero(1);  // right sides of |r|₂ 1, 2 and 0
+  EXPECT_EQ(velocity_solve_tolerance(s, ws, h, one), s.solver_tolerance);  // nothing projected yet
   ws.projection_start = 1e-6;
-  EXPECT_NEAR(velocity_solve_tolerance(s, ws, h, 2.0), kPredictorShare * 1e-6 / (h * 2.0), 1e-20);
+  EXPECT_NEAR(velocity_solve_tolerance(s, ws, h, two), kPredictorShare * 1e-6 / (h * 2.0), 1e-20);
   ws.projection_start = 1e-3;
-  EXPECT_EQ(velocity_solve_tolerance(s, ws, h, 2.0), kPredictorTolerance);
+  EXPECT_EQ(velocity_solve_tolerance(s, ws, h, two), kPredictorTolerance);
   ws.projection_start = 1e-15;
-  EXPECT_EQ(velocity_solve_tolerance(s, ws, h, 2.0), s.solver_tolerance);
-  EXPECT_EQ(velocity_solve_tolerance(s, ws, h, 0.0), s.solver_tolerance);  // nothing to solve
+  EXPECT_EQ(velocity_solve_tolerance(s, ws, h, two), s.solver_tolerance);
+  EXPECT_EQ(velocity_solve_tolerance(s, ws, h, none), s.solver_tolerance);  // nothing to solve
   ws.projection_start = 1e-3;
   WorldSettings shake = s;
   shake.projection = Projection::shake;
-  EXPECT_EQ(velocity_solve_tolerance(shake, ws, h, 2.0), s.solver_tolerance);
+  EXPECT_EQ(velocity_solve_tolerance(shake, ws, h, two), s.solver_tolerance);
   WorldSettings unprojected = s;
   unprojected.project_positions = false;
-  EXPECT_EQ(velocity_solve_tolerance(unprojected, ws, h, 2.0), s.solver_tolerance);
+  EXPECT_EQ(velocity_solve_tolerance(unprojected, ws, h, two), s.solver_tolerance);
   EXPECT_TRUE(velocity_solve_predicts(s));
   for (const WorldSettings& tight : {shake, unprojected}) EXPECT_FALSE(velocity_solve_predicts(tight));
   WorldSettings force_based = s;

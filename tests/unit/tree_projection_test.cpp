@@ -394,21 +394,30 @@ TEST(TreeProjection, KeepsNearlyDependentRowsWhereNewtonStalls) {
   }
 }
 
+// A 12 × 12 grid of particles on rods from its two top corners, 0.1 m
+// apart; `slack`: cloth_slack's layout (the odd columns lower, the top row
+// 0.99 m across with 1.1 m of rods, every rod at its length).
+void add_grid(Scene& s, bool slack) {
+  constexpr int kSide = 12;
+  const double dx = slack ? 0.09 : 0.1, dz = slack ? std::sqrt(0.1 * 0.1 - 0.09 * 0.09) : 0.0;
+  int grid[kSide][kSide];
+  for (int i = 0; i < kSide; ++i)
+    for (int j = 0; j < kSide; ++j) {
+      const bool corner = j == 0 && (i == 0 || i == kSide - 1);
+      const Vec3 at(dx * i, -0.1 * j - (i % 2 ? dz : 0.0), 0.0);
+      grid[i][j] = s.body(BodyKind::particle, at, 0.0, 1.0, corner ? Motion::fixed : Motion::dynamic);
+      if (i > 0) s.add(DistanceDef{}, grid[i - 1][j], grid[i][j]);
+      if (j > 0) s.add(DistanceDef{}, grid[i][j - 1], grid[i][j]);
+    }
+}
+
 // A grid of particle rods (loops: the general path) far off its manifold:
 // K moves so far between Newton steps that PCG from the last factorization
 // gives up at its first try. The projection then factors at once for the
 // rest of its iterations, instead of paying a PCG iteration each time.
 TEST(GeneralProjection, StopsTryingReuseOnceItFails) {
   Scene s(2);
-  constexpr int kSide = 12;
-  int grid[kSide][kSide];
-  for (int i = 0; i < kSide; ++i)
-    for (int j = 0; j < kSide; ++j) {
-      const bool corner = j == 0 && (i == 0 || i == kSide - 1);
-      grid[i][j] = s.body(BodyKind::particle, Vec3(0.1 * i, -0.1 * j, 0.0), 0.0, 1.0, corner ? Motion::fixed : Motion::dynamic);
-      if (i > 0) s.add(DistanceDef{}, grid[i - 1][j], grid[i][j]);
-      if (j > 0) s.add(DistanceDef{}, grid[i][j - 1], grid[i][j]);
-    }
+  add_grid(s, false);
   s.perturb(7, 0.01);
   const Outcome out = project(s, false);
   EXPECT_FALSE(out.projection.capped);
@@ -426,20 +435,8 @@ TEST(GeneralProjection, StopsTryingReuseOnceItFails) {
 // passes it (the grid barely off where the last projection left it) starts
 // the count over.
 TEST(GeneralProjection, BacksOffTheFirstReuseTryWhileItFails) {
-  // A slack grid (cloth_slack's layout: the odd columns lower, every rod at
-  // its length, the top row 0.99 m across with 1.1 m of rods).
   Scene s(2);
-  constexpr int kSide = 12;
-  const double dz = std::sqrt(0.1 * 0.1 - 0.09 * 0.09);
-  int grid[kSide][kSide];
-  for (int i = 0; i < kSide; ++i)
-    for (int j = 0; j < kSide; ++j) {
-      const bool corner = j == 0 && (i == 0 || i == kSide - 1);
-      const Vec3 at(0.09 * i, -0.1 * j - (i % 2 ? dz : 0.0), 0.0);
-      grid[i][j] = s.body(BodyKind::particle, at, 0.0, 1.0, corner ? Motion::fixed : Motion::dynamic);
-      if (i > 0) s.add(DistanceDef{}, grid[i - 1][j], grid[i][j]);
-      if (j > 0) s.add(DistanceDef{}, grid[i][j - 1], grid[i][j]);
-    }
+  add_grid(s, true);
   const WorldModel& m = s.m;
   WorldData d = s.d;
   Workspace ws;
@@ -447,7 +444,6 @@ TEST(GeneralProjection, BacksOffTheFirstReuseTryWhileItFails) {
   const double h = m.settings.dt;
   struct Seen {
     int pcg, skip, next;
-    bool operator==(const Seen&) const = default;
   };
   // Projection k from the grid's start (or from where the last one ended)
   // moved by up to `size`: its PCG iterations and the backoff after it.
