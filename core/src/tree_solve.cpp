@@ -13,15 +13,59 @@
 namespace linkage {
 namespace {
 
+// n values from `from` to `to`: a block of one row on a particle or a bar
+// written out, where std::copy_n calls memcpy for each block.
+inline void copy_block(const double* from, int n, double* to) {
+  if (n == 2) {
+    to[0] = from[0];
+    to[1] = from[1];
+  } else if (n == 3) {
+    to[0] = from[0];
+    to[1] = from[1];
+    to[2] = from[2];
+  } else {
+    std::copy_n(from, n, to);
+  }
+}
+
+// Whether J's layout is the model's for the tree's nodes (one group a
+// node, a block per moving end, in order), recording where each end's
+// block is (tp.j_values); a layout checked once is not walked again.
+bool layout_matches(const BlockJacobian& J, TreeProjection& tp) {
+  if (J.layout() != 0 && J.layout() == tp.j_layout) return true;
+  tp.j_layout = 0;
+  tp.j_values.assign(2 * tp.nodes.size(), -1);
+  if (J.rows() != static_cast<int>(tp.C.size()) || J.groups().size() != tp.nodes.size()) return false;
+  for (std::size_t i = 0; i < tp.nodes.size(); ++i) {
+    const TreeProjection::Node& n = tp.nodes[i];
+    const BlockJacobian::Group& g = J.groups()[static_cast<std::size_t>(n.constraint)];
+    int k = g.first_block;
+    for (int e = 0; e < 2; ++e) {
+      const TreeProjection::End& end = n.end[e];
+      if (!end.moves) continue;
+      if (k >= g.first_block + g.blocks || J.block(k).col != end.offset || J.block(k).cols != end.dof) return false;
+      tp.j_values[2 * i + static_cast<std::size_t>(e)] = J.block(k++).values;
+    }
+    if (g.row != n.row || g.rows != n.rows || k != g.first_block + g.blocks) return false;
+  }
+  tp.j_layout = J.layout();
+  return true;
+}
+
 // Copies J's blocks on moving bodies (the evaluation's, in ws.J) into the
 // tree's, which then no longer hold the projection's rows.
 void copy_blocks(const BlockJacobian& J, TreeProjection& tp) {
   tp.rows_q.clear();
-  for (const TreeProjection::Node& n : tp.nodes) {
+  const bool known = layout_matches(J, tp);
+  for (std::size_t i = 0; i < tp.nodes.size(); ++i) {
+    const TreeProjection::Node& n = tp.nodes[i];
     int k = J.groups()[static_cast<std::size_t>(n.constraint)].first_block;
-    for (const TreeProjection::End& end : n.end) {
+    for (int e = 0; e < 2; ++e) {
+      const TreeProjection::End& end = n.end[e];
       if (!end.moves) continue;
-      std::copy_n(J.values(J.block(k++)), n.rows * end.dof, tp.J.data() + end.values);
+      const int from = known ? tp.j_values[2 * i + static_cast<std::size_t>(e)] : J.block(k).values;
+      ++k;
+      copy_block(J.values() + from, n.rows * end.dof, tp.J.data() + end.values);
     }
   }
 }
@@ -151,30 +195,24 @@ bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, doub
       !tp.applies || (ws.contacts.active_for(m) && ws.contacts.rows() > 0) || tp.rows_q.size() != dof ||
       std::memcmp(tp.rows_q.data(), d.q.data(), dof * sizeof(double)) != 0)
     return false;
-  // J's layout must be the model's (one group a rod, a block per moving end).
   BlockJacobian& J = ws.J;
+  if (J.cols() != d.dof() || !layout_matches(J, tp)) return false;
   const int nr = static_cast<int>(tp.C.size());
-  if (J.rows() != nr || J.cols() != d.dof() || J.groups().size() != tp.nodes.size()) return false;
-  for (const TreeProjection::Node& n : tp.nodes) {
-    const BlockJacobian::Group& g = J.groups()[static_cast<std::size_t>(n.constraint)];
-    int k = g.first_block;
-    for (const TreeProjection::End& end : n.end)
-      if (end.moves && (k >= g.first_block + g.blocks || J.block(k).col != end.offset || J.block(k++).cols != end.dof)) return false;
-    if (g.row != n.row || g.rows != n.rows || k != g.first_block + g.blocks) return false;
-  }
   for (Eigen::VectorXd* v : {&ws.C, &ws.Cdot, &ws.jdot_qdot, &ws.c_tt, &ws.lo, &ws.hi, &ws.soft_omega, &ws.soft_zeta}) v->resize(nr);
   for (std::vector<char>* v : {&ws.velocity_row, &ws.unilateral_row, &ws.contact_row}) v->resize(static_cast<std::size_t>(nr));
   double* values = J.mutable_values();
-  for (const TreeProjection::Node& n : tp.nodes) {
+  const double* v = d.v.data();
+  for (std::size_t i = 0; i < tp.nodes.size(); ++i) {
+    const TreeProjection::Node& n = tp.nodes[i];
     const int row = n.row;  // one row: a rod's or a rope's
     const auto r = static_cast<std::size_t>(row);
     double cdot = 0.0;
-    int k = J.groups()[static_cast<std::size_t>(n.constraint)].first_block;
-    for (const TreeProjection::End& end : n.end) {
+    for (int e = 0; e < 2; ++e) {
+      const TreeProjection::End& end = n.end[e];
       if (end.body < 0) continue;
       const double* j = tp.J.data() + end.values;
-      for (int x = 0; x < end.dof; ++x) cdot += j[x] * d.v[end.offset + x];  // a fixed or kinematic end too
-      if (end.moves) std::copy_n(j, end.dof, values + J.block(k++).values);
+      for (int x = 0; x < end.dof; ++x) cdot += j[x] * v[end.offset + x];  // a fixed or kinematic end too
+      if (end.moves) copy_block(j, end.dof, values + tp.j_values[2 * i + static_cast<std::size_t>(e)]);
     }
     ws.C[row] = tp.C[r];
     ws.Cdot[row] = cdot;

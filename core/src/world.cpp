@@ -81,7 +81,30 @@ RowSums measure_rows(const WorldSettings& s, const Workspace& ws, int first, int
   return out;
 }
 
+// measure_bodies in the plane: the same sums with z's terms left out (they
+// are zero: the same bits), a body's position and velocity as scalars.
+BodySums measure_planar_bodies(const WorldModel& m, const WorldData& d, int first, int last) {
+  BodySums out;
+  double px = 0.0, py = 0.0, lz = 0.0;
+  const double gx = m.settings.gravity.x(), gy = m.settings.gravity.y();
+  for (int i = first; i < last; ++i) {
+    const BodyRecord& r = m.bodies[static_cast<std::size_t>(i)];
+    if (r.motion != Motion::dynamic) continue;
+    const double x = d.q[r.offset], y = d.q[r.offset + 1], vx = d.v[r.offset], vy = d.v[r.offset + 1];
+    const double omega = r.kind == BodyKind::rigid ? d.v[r.offset + 2] : 0.0;
+    out.kinetic += 0.5 * r.mass * (vx * vx + vy * vy) + 0.5 * r.inertia * omega * omega;
+    out.gravitational -= r.mass * (gx * x + gy * y);
+    px += r.mass * vx;
+    py += r.mass * vy;
+    lz += r.mass * (x * vy - y * vx) + r.inertia * omega;
+  }
+  out.momentum = Vec3(px, py, 0.0);
+  out.angular = Vec3(0.0, 0.0, lz);
+  return out;
+}
+
 BodySums measure_bodies(const WorldModel& m, const WorldData& d, int first, int last) {
+  if (m.settings.dimension == 2) return measure_planar_bodies(m, d, first, last);
   BodySums out;
   for (int i = first; i < last; ++i) {
     const BodyRecord& r = m.bodies[static_cast<std::size_t>(i)];

@@ -676,6 +676,48 @@ TEST(TreeVelocitySolves, RattleReadsTheProjectionsRows) {
   EXPECT_LT((ws.lambda - wg.lambda).cwiseAbs().maxCoeff(), 1e-8 * wg.lambda.cwiseAbs().maxCoeff());
 }
 
+// RATTLE's rows go into J's blocks where the tree found them once for J's
+// layout (TreeProjection::j_layout); a J laid out afresh is checked again,
+// and a J whose layout is not the model's is evaluated afresh and then
+// found: each RATTLE agrees with the general path's.
+TEST(TreeVelocitySolves, RattleFindsTheBlocksOfEachLayout) {
+  Scene s = chain_of_particles();
+  const WorldModel& m = s.m;
+  const double h = m.settings.dt;
+  WorldData d = s.d;
+  Workspace ws;
+  update_inverse_masses(m, d, ws);
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < d.q.size(); i += 2) d.q[i] += 0.004 * std::sin(3.0 * i + round);
+    randomize_velocities(s, 40 + static_cast<unsigned>(round));
+    d.v = s.d.v;
+    if (round == 1) ws.J = BlockJacobian{};  // laid out afresh: a new stamp
+    begin_constraint_forces(m, d, ws);
+    remember_substep_lambda(ws);
+    evaluate_constraints(m, d, ws, 0.0, d.q, d.v);
+    const std::uint64_t layout = ws.J.layout();
+    EXPECT_GT(project_positions(m, d, ws, h, h).iterations, 0);
+    if (round == 2) ws.J.reset(ws.J.rows(), ws.J.cols());  // no groups: not the model's layout
+    WorldData general = d;
+    Workspace wg;
+    wg.tree.enabled = false;
+    update_inverse_masses(m, general, wg);
+    begin_constraint_forces(m, general, wg);
+    remember_substep_lambda(wg);
+    project_velocities(m, d, ws, h, h);
+    project_velocities(m, general, wg, h, h);
+    // Round 2: the generic evaluation lays J out again, and RATTLE's solve
+    // on the tree finds its blocks there.
+    EXPECT_EQ(ws.tree.j_layout, ws.J.layout()) << "round " << round;
+    EXPECT_EQ(ws.J.layout() == layout, round != 2) << "round " << round;
+    EXPECT_EQ(ws.J.value_count(), wg.J.value_count());
+    for (std::size_t i = 0; i < ws.J.value_count(); ++i) EXPECT_NEAR(ws.J.values()[i], wg.J.values()[i], 1e-12) << i;
+    EXPECT_LT((ws.Cdot - wg.Cdot).cwiseAbs().maxCoeff(), 1e-12) << "round " << round;
+    EXPECT_LT((d.v - general.v).cwiseAbs().maxCoeff(), 1e-10 * general.v.cwiseAbs().maxCoeff()) << "round " << round;
+    d.v = general.v;
+  }
+}
+
 // The soft rod is softened in the velocity solves (compliance on K's
 // diagonal: the general path's) and held in RATTLE (the tree's).
 TEST(TreeVelocitySolves, AgreeOnABranchingTreeOfRigidBodies) {
