@@ -42,7 +42,7 @@ void schedule_sweep(TreeProjection& tp, int dof) {
 void analyse(const WorldModel& m, TreeProjection& tp) {
   tp.model = m.model_version;
   tp.nodes.clear();
-  tp.j_layout = 0;  // its nodes are new
+  tp.j_layouts[0].stamp = tp.j_layouts[1].stamp = 0;  // its nodes are new
   tp.rigid = false;
   std::vector<int> index(m.bodies.size(), -1);
   std::vector<TreeElimination::Body> bodies;

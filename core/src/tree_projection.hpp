@@ -87,12 +87,17 @@ struct TreeProjection {
   std::vector<std::pair<double, double>> rotation;
   std::vector<char> in_tree;  // per row: a node's (the other rows must be held for the tree to solve)
   std::vector<double> rows_q;  // q of the last projection's last evaluation (its C and J); empty: none
-  // The layout of the workspace's J (its stamp; 0: none) found to be the
+  // Layouts of the workspace's J (by stamp; 0: none) found to be the
   // model's, one group a node and a block per moving end, and per node
-  // each end's block values in it (−1: the end does not move): RATTLE's
-  // rows go there and the velocity-level solves read them from there.
-  std::uint64_t j_layout = 0;
-  std::vector<int> j_values;
+  // each end's block values in them (−1: the end does not move): RATTLE's
+  // rows go there and the velocity-level solves read them from there. Two,
+  // as the workspace's J and step_J take turns; `older` is replaced next.
+  struct JLayout {
+    std::uint64_t stamp = 0;
+    std::vector<int> values;
+  };
+  JLayout j_layouts[2];
+  int older = 0;
 
   // The elimination holds the factorization of a velocity-level solve (not
   // a projection's), made with these J values (the workspace's block

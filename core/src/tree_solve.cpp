@@ -28,14 +28,17 @@ inline void copy_block(const double* from, int n, double* to) {
   }
 }
 
-// Whether J's layout is the model's for the tree's nodes (one group a
-// node, a block per moving end, in order), recording where each end's
-// block is (tp.j_values); a layout checked once is not walked again.
-bool layout_matches(const BlockJacobian& J, TreeProjection& tp) {
-  if (J.layout() != 0 && J.layout() == tp.j_layout) return true;
-  tp.j_layout = 0;
-  tp.j_values.assign(2 * tp.nodes.size(), -1);
-  if (J.rows() != static_cast<int>(tp.C.size()) || J.groups().size() != tp.nodes.size()) return false;
+// Where each node's blocks are in J (TreeProjection::JLayout::values) when
+// J's layout is the model's for the tree's nodes (one group a node, a block
+// per moving end, in order); null when it is not. A layout checked once is
+// not walked again.
+const int* layout_matches(const BlockJacobian& J, TreeProjection& tp) {
+  for (const TreeProjection::JLayout& known : tp.j_layouts)
+    if (J.layout() != 0 && known.stamp == J.layout()) return known.values.data();
+  TreeProjection::JLayout& l = tp.j_layouts[tp.older];
+  l.stamp = 0;
+  l.values.assign(2 * tp.nodes.size(), -1);
+  if (J.rows() != static_cast<int>(tp.C.size()) || J.groups().size() != tp.nodes.size()) return nullptr;
   for (std::size_t i = 0; i < tp.nodes.size(); ++i) {
     const TreeProjection::Node& n = tp.nodes[i];
     const BlockJacobian::Group& g = J.groups()[static_cast<std::size_t>(n.constraint)];
@@ -43,27 +46,28 @@ bool layout_matches(const BlockJacobian& J, TreeProjection& tp) {
     for (int e = 0; e < 2; ++e) {
       const TreeProjection::End& end = n.end[e];
       if (!end.moves) continue;
-      if (k >= g.first_block + g.blocks || J.block(k).col != end.offset || J.block(k).cols != end.dof) return false;
-      tp.j_values[2 * i + static_cast<std::size_t>(e)] = J.block(k++).values;
+      if (k >= g.first_block + g.blocks || J.block(k).col != end.offset || J.block(k).cols != end.dof) return nullptr;
+      l.values[2 * i + static_cast<std::size_t>(e)] = J.block(k++).values;
     }
-    if (g.row != n.row || g.rows != n.rows || k != g.first_block + g.blocks) return false;
+    if (g.row != n.row || g.rows != n.rows || k != g.first_block + g.blocks) return nullptr;
   }
-  tp.j_layout = J.layout();
-  return true;
+  l.stamp = J.layout();
+  tp.older = 1 - tp.older;
+  return l.values.data();
 }
 
 // Copies J's blocks on moving bodies (the evaluation's, in ws.J) into the
 // tree's, which then no longer hold the projection's rows.
 void copy_blocks(const BlockJacobian& J, TreeProjection& tp) {
   tp.rows_q.clear();
-  const bool known = layout_matches(J, tp);
+  const int* known = layout_matches(J, tp);
   for (std::size_t i = 0; i < tp.nodes.size(); ++i) {
     const TreeProjection::Node& n = tp.nodes[i];
     int k = J.groups()[static_cast<std::size_t>(n.constraint)].first_block;
     for (int e = 0; e < 2; ++e) {
       const TreeProjection::End& end = n.end[e];
       if (!end.moves) continue;
-      const int from = known ? tp.j_values[2 * i + static_cast<std::size_t>(e)] : J.block(k).values;
+      const int from = known ? known[2 * i + static_cast<std::size_t>(e)] : J.block(k).values;
       ++k;
       copy_block(J.values() + from, n.rows * end.dof, tp.J.data() + end.values);
     }
@@ -196,7 +200,8 @@ bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, doub
       std::memcmp(tp.rows_q.data(), d.q.data(), dof * sizeof(double)) != 0)
     return false;
   BlockJacobian& J = ws.J;
-  if (J.cols() != d.dof() || !layout_matches(J, tp)) return false;
+  const int* blocks = J.cols() == d.dof() ? layout_matches(J, tp) : nullptr;
+  if (!blocks) return false;
   const int nr = static_cast<int>(tp.C.size());
   for (Eigen::VectorXd* v : {&ws.C, &ws.Cdot, &ws.jdot_qdot, &ws.c_tt, &ws.lo, &ws.hi, &ws.soft_omega, &ws.soft_zeta}) v->resize(nr);
   for (std::vector<char>* v : {&ws.velocity_row, &ws.unilateral_row, &ws.contact_row}) v->resize(static_cast<std::size_t>(nr));
@@ -212,7 +217,7 @@ bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, doub
       if (end.body < 0) continue;
       const double* j = tp.J.data() + end.values;
       for (int x = 0; x < end.dof; ++x) cdot += j[x] * v[end.offset + x];  // a fixed or kinematic end too
-      if (end.moves) copy_block(j, end.dof, values + tp.j_values[2 * i + static_cast<std::size_t>(e)]);
+      if (end.moves) copy_block(j, end.dof, values + blocks[2 * i + static_cast<std::size_t>(e)]);
     }
     ws.C[row] = tp.C[r];
     ws.Cdot[row] = cdot;
