@@ -43,6 +43,7 @@ void analyse(const WorldModel& m, TreeProjection& tp) {
   tp.model = m.model_version;
   tp.nodes.clear();
   tp.j_layouts[0].stamp = tp.j_layouts[1].stamp = 0;  // its nodes are new
+  tp.blocks_of = 0;
   tp.rigid = false;
   std::vector<int> index(m.bodies.size(), -1);
   std::vector<TreeElimination::Body> bodies;
@@ -124,6 +125,7 @@ void analyse(const WorldModel& m, TreeProjection& tp) {
       tp.rods_move = tp.rods_move && end.moves;
     }
     r.length = n.length;
+    r.rope = n.rope;
     tp.rods.push_back(r);
   }
   int dof = 0;
@@ -564,6 +566,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
   tp.rows_q.clear();  // RATTLE reads only the rows of this projection
   if (s.projection != Projection::nearest || !tree_applies(m, ws)) return false;
   tp.factored = false;  // its evaluations rewrite tp.J, its factorizations the elimination
+  tp.blocks_of = 0;
 
   out = ProjectionOutcome{};
   ws.rows_valid = false;  // the workspace's rows are not this path's: evaluate_rows starts afresh

@@ -61,6 +61,7 @@ struct TreeProjection {
     // When sweep: the ends whose particle's step is complete after this
     // Rod (tree_projection.cpp, schedule_sweep).
     bool last[2] = {false, false};
+    bool rope = false;
   };
   std::uint64_t model = ~0ull;  // the model version analysed
   bool applies = false;         // every component is a tree of small fronts
@@ -100,11 +101,18 @@ struct TreeProjection {
   int older = 0;
 
   // The elimination holds the factorization of a velocity-level solve (not
-  // a projection's), made with these J values (the workspace's block
-  // Jacobian's, also in tp.J's blocks on moving bodies), W and held rows.
+  // a projection's), made with the workspace's J of this values stamp
+  // (also in tp.J's blocks on moving bodies), the inverse masses of this
+  // model version and these held rows. A stamp is new with every write of
+  // J's values and a copy keeps it: equal stamps mean the same values (a
+  // J rewritten with the same values factors again, to the same bits).
   bool factored = false;
-  std::vector<double> factored_j, factored_w;
+  std::uint64_t factored_values = 0, factored_w = ~0ull;
   std::vector<char> factored_held;
+  // The values stamp of the workspace's J whose blocks tp.J holds (0:
+  // none; the projection's evaluations write their own): RATTLE's rows go
+  // from tp.J into J, and its solve need not copy them back.
+  std::uint64_t blocks_of = 0;
 };
 
 // Whether the tree path may solve the world's systems now: it is on, the

@@ -72,6 +72,7 @@ void copy_blocks(const BlockJacobian& J, TreeProjection& tp) {
       copy_block(J.values() + from, n.rows * end.dof, tp.J.data() + end.values);
     }
   }
+  tp.blocks_of = J.values_stamp();
 }
 
 // |r − K λ| / |r| over the rows not held (all the tree's), K through the
@@ -160,20 +161,18 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats
   // An unchanged K (the same J, W and held rows) is solved with the
   // factorization there.
   const BlockJacobian& J = ws.J;
-  const std::size_t dof = static_cast<std::size_t>(ws.w.size());
-  const bool same = tp.factored && tp.factored_j.size() == J.value_count() && tp.factored_w.size() == dof &&
-                    std::memcmp(tp.factored_j.data(), J.values(), J.value_count() * sizeof(double)) == 0 &&
-                    std::memcmp(tp.factored_w.data(), ws.w.data(), dof * sizeof(double)) == 0 && tp.factored_held == ws.held;
+  const bool same = tp.factored && J.values_stamp() == tp.factored_values && ws.w_model == tp.factored_w &&
+                    tp.factored_held == ws.held;
   for (std::size_t i = 0; i < nr; ++i) tp.y[i] = ws.held[i] ? 0.0 : ws.rhs[static_cast<int>(i)];
   if (same) {
     tp.elimination.solve(tp.y.data());
   } else {
-    copy_blocks(J, tp);
+    if (J.values_stamp() != tp.blocks_of) copy_blocks(J, tp);
     tp.elimination.factor(tp.J.data(), ws.w.data(), ws.held.data(), ws.diag.data(), tp.y.data());
     tp.elimination.back_substitute(tp.y.data());
     tp.factored = true;
-    tp.factored_j.assign(J.values(), J.values() + J.value_count());
-    tp.factored_w.assign(ws.w.data(), ws.w.data() + dof);
+    tp.factored_values = J.values_stamp();
+    tp.factored_w = ws.w_model;
     tp.factored_held = ws.held;
   }
   for (std::size_t i = 0; bounded && i < nr; ++i) {
@@ -207,18 +206,8 @@ bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, doub
   for (std::vector<char>* v : {&ws.velocity_row, &ws.unilateral_row, &ws.contact_row}) v->resize(static_cast<std::size_t>(nr));
   double* values = J.mutable_values();
   const double* v = d.v.data();
-  for (std::size_t i = 0; i < tp.nodes.size(); ++i) {
-    const TreeProjection::Node& n = tp.nodes[i];
-    const int row = n.row;  // one row: a rod's or a rope's
+  auto write_row = [&](int row, double cdot, bool rope) {
     const auto r = static_cast<std::size_t>(row);
-    double cdot = 0.0;
-    for (int e = 0; e < 2; ++e) {
-      const TreeProjection::End& end = n.end[e];
-      if (end.body < 0) continue;
-      const double* j = tp.J.data() + end.values;
-      for (int x = 0; x < end.dof; ++x) cdot += j[x] * v[end.offset + x];  // a fixed or kinematic end too
-      if (end.moves) copy_block(j, end.dof, values + blocks[2 * i + static_cast<std::size_t>(e)]);
-    }
     ws.C[row] = tp.C[r];
     ws.Cdot[row] = cdot;
     ws.jdot_qdot[row] = ws.c_tt[row] = 0.0;
@@ -226,9 +215,38 @@ bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, doub
     ws.hi[row] = tp.hi[r];
     ws.soft_omega[row] = ws.soft_zeta[row] = 0.0;
     ws.velocity_row[r] = 0;
-    ws.unilateral_row[r] = n.rope;
+    ws.unilateral_row[r] = rope;
     ws.contact_row[r] = ContactRows::none;
+  };
+  if (tp.particle_rods) {  // the same through the compact Rods
+    for (std::size_t i = 0; i < tp.rods.size(); ++i) {
+      const TreeProjection::Rod& n = tp.rods[i];
+      double cdot = 0.0;
+      for (int e = 0; e < 2; ++e) {
+        const int o = n.offset[e];
+        if (o < 0) continue;
+        const double* j = tp.J.data() + n.values[e];
+        for (int x = 0; x < n.dof; ++x) cdot += j[x] * v[o + x];  // a fixed or kinematic end too
+        const int to = blocks[2 * i + static_cast<std::size_t>(e)];
+        if (to >= 0) copy_block(j, n.dof, values + to);
+      }
+      write_row(n.row, cdot, n.rope);
+    }
+  } else {
+    for (std::size_t i = 0; i < tp.nodes.size(); ++i) {
+      const TreeProjection::Node& n = tp.nodes[i];  // one row: a rod's or a rope's
+      double cdot = 0.0;
+      for (int e = 0; e < 2; ++e) {
+        const TreeProjection::End& end = n.end[e];
+        if (end.body < 0) continue;
+        const double* j = tp.J.data() + end.values;
+        for (int x = 0; x < end.dof; ++x) cdot += j[x] * v[end.offset + x];
+        if (end.moves) copy_block(j, end.dof, values + blocks[2 * i + static_cast<std::size_t>(e)]);
+      }
+      write_row(n.row, cdot, n.rope);
+    }
   }
+  tp.blocks_of = J.values_stamp();
   remember_rows(m, ws, t, d.q, d.v);
   return true;
 }
