@@ -54,8 +54,9 @@ double* BlockJacobian::add_block(int col, int cols) {
 
 namespace {
 
-// Below this many values a product is not worth waking threads for.
-constexpr std::size_t kParallelValues = 4000;
+// Below this many values a product is not worth waking threads for (about
+// kParallelRows rows of a few values each).
+constexpr std::size_t kParallelValues = 8000;
 
 }  // namespace
 
