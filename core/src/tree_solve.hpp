@@ -5,8 +5,9 @@
 // tree (solvers/tree_elimination.hpp, on the analysis position projection's
 // tree path made: tree_projection.hpp) in place of the general direct
 // solver. A K the last velocity-level solve factored (RATTLE's is the next
-// step's velocity solve's) is solved again without factoring, as the
-// direct solver reuses a bit-identical K.
+// step's velocity solve's) is solved again without factoring: the same J
+// (its values stamp), W and held rows, which factoring again would give
+// bit for bit.
 
 #include "solvers/solvers.hpp"
 
