@@ -639,6 +639,22 @@ TEST(TreeVelocitySolves, MeasureTheResidualAlikeOnRods) {
   EXPECT_EQ(std::memcmp(rods.v.data(), nodes.v.data(), sizeof(double) * rods.v.size()), 0);
 }
 
+// RATTLE from the projected state `d`: on the tree path in `ws`, and on
+// the general path in a fresh workspace from a copy of `d` (into
+// `general`, returned with its workspace) for the comparison.
+Workspace rattle_on_both_paths(const WorldModel& m, WorldData& d, Workspace& ws, WorldData& general) {
+  const double h = m.settings.dt;
+  general = d;
+  Workspace wg;
+  wg.tree.enabled = false;
+  update_inverse_masses(m, general, wg);
+  begin_constraint_forces(m, general, wg);
+  remember_substep_lambda(wg);
+  project_velocities(m, d, ws, h, h);
+  project_velocities(m, general, wg, h, h);
+  return wg;
+}
+
 // RATTLE after a projection on the tree, on a chain of rods and a rope
 // between particles and a bar: its rows are the projection's last
 // evaluation's (J̇q̇ left out), and they, and the velocities RATTLE leaves,
@@ -658,14 +674,8 @@ TEST(TreeVelocitySolves, RattleReadsTheProjectionsRows) {
   remember_substep_lambda(ws);
   evaluate_constraints(m, d, ws, 0.0, d.q, d.v);  // J's layout, as a step's start leaves it
   EXPECT_GT(project_positions(m, d, ws, h, h).iterations, 0);
-  WorldData general = d;  // the projected state, for the general evaluation
-  Workspace wg;
-  wg.tree.enabled = false;
-  update_inverse_masses(m, general, wg);
-  begin_constraint_forces(m, general, wg);
-  remember_substep_lambda(wg);
-  project_velocities(m, d, ws, h, h);
-  project_velocities(m, general, wg, h, h);
+  WorldData general;
+  const Workspace wg = rattle_on_both_paths(m, d, ws, general);
   EXPECT_EQ(ws.jdot_qdot.cwiseAbs().maxCoeff(), 0.0);  // the tree's rows (the general evaluation leaves J̇q̇ unwritten here)
   EXPECT_LT((ws.C - wg.C).cwiseAbs().maxCoeff(), 1e-12);
   EXPECT_LT((ws.Cdot - wg.Cdot).cwiseAbs().maxCoeff(), 1e-12);
@@ -698,14 +708,8 @@ TEST(TreeVelocitySolves, RattleFindsTheBlocksOfEachLayout) {
     const std::uint64_t layout = ws.J.layout();
     EXPECT_GT(project_positions(m, d, ws, h, h).iterations, 0);
     if (round == 2) ws.J.reset(ws.J.rows(), ws.J.cols());  // no groups: not the model's layout
-    WorldData general = d;
-    Workspace wg;
-    wg.tree.enabled = false;
-    update_inverse_masses(m, general, wg);
-    begin_constraint_forces(m, general, wg);
-    remember_substep_lambda(wg);
-    project_velocities(m, d, ws, h, h);
-    project_velocities(m, general, wg, h, h);
+    WorldData general;
+    const Workspace wg = rattle_on_both_paths(m, d, ws, general);
     // Round 2: the generic evaluation lays J out again, and RATTLE's solve
     // on the tree finds its blocks there.
     const TreeProjection::JLayout* known = ws.tree.j_layouts;
