@@ -74,9 +74,9 @@ void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double 
     record_solve(m, ws, solve_system(m, ws, ws.J, how), held);
   }
   ws.active_start.clear();
-  add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);
+  constraint_forces_on_tree(m, d, ws, 1.0 / m.settings.dt, t);
   mark_free_motors(ws, 1.0);
-  if (tree) w_jt_product(m, ws, ws.J, ws.lambda, dv);
+  if (tree) w_jt_on_tree(m, ws, dv);
   v += dv;
 }
 

@@ -103,7 +103,7 @@ Eigen::VectorXd correction_for(const WorldModel& m, Workspace& ws, const BlockJa
   const bool on_tree = tree && solve_on_tree(m, ws, how.residual, stats);
   if (!on_tree) stats = solve_system(m, ws, J, with_dq);
   record_solve(m, ws, stats, 0);
-  if (on_tree) w_jt_product(m, ws, J, ws.lambda, dq);
+  if (on_tree) w_jt_on_tree(m, ws, dq);
   return dq;
 }
 
@@ -339,7 +339,7 @@ void project_velocities(const WorldModel& m, WorldData& d, Workspace& ws, double
   if (!velocity_solve_predicts(m.settings) || ws.projection_start <= m.settings.projection_tolerance)
     how.max_reuse = kEndOfStepReuse;
   d.v += correction_for(m, ws, ws.J, -ws.Cdot, how, true);
-  add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);  // an impulse
+  constraint_forces_on_tree(m, d, ws, 1.0 / m.settings.dt, t);  // an impulse
 }
 
 }  // namespace linkage

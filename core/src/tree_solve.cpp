@@ -191,6 +191,71 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats
   return true;
 }
 
+namespace {
+
+// Whether tp.J holds the workspace's J's blocks on a model of particle rods
+// whose ends all move: Jᵀ λ then goes through the compact Rods.
+bool rods_hold_j(const WorldModel& m, const Workspace& ws) {
+  const TreeProjection& tp = ws.tree;
+  return tp.model == m.model_version && tp.rods_only && tp.rods_move && ws.J.values_stamp() != 0 &&
+         tp.blocks_of == ws.J.values_stamp();
+}
+
+}  // namespace
+
+void w_jt_on_tree(const WorldModel& m, Workspace& ws, Eigen::VectorXd& out) {
+  const TreeProjection& tp = ws.tree;
+  const BlockJacobian& J = ws.J;
+  if (!rods_hold_j(m, ws)) {
+    w_jt_product(m, ws, J, ws.lambda, out);
+    return;
+  }
+  // The same sums in the same order as w_jt_product on one thread: each
+  // DOF's Jᵀ λ in row order, then W.
+  out.setZero(J.cols());
+  double* y = out.data();
+  const double* jv = tp.J.data();
+  const double* lambda = ws.lambda.data();
+  const bool planar = m.settings.dimension == 2;  // every particle's block: 2 values, else 3
+  for (const TreeProjection::Rod& n : tp.rods) {
+    const double l = lambda[n.row];
+    for (int e = 0; e < 2; ++e) {
+      const int o = n.offset[e];
+      if (o < 0) continue;
+      const double* v = jv + n.values[e];
+      y[o] += v[0] * l;
+      y[o + 1] += v[1] * l;
+      if (!planar) y[o + 2] += v[2] * l;
+    }
+  }
+  out.array() *= ws.w.array();
+}
+
+void constraint_forces_on_tree(const WorldModel& m, WorldData& d, Workspace& ws, double factor, double t) {
+  const TreeProjection& tp = ws.tree;
+  if (!rods_hold_j(m, ws) || ws.step_lambda.size() != ws.J.rows() || !ws.force_layout.fixed_end.empty()) {
+    add_constraint_forces(m, d, ws, ws.J, ws.lambda, factor, t, d.q);
+    return;
+  }
+  // add_constraint_forces' sums: factor λ into the step's λ, and Jᵀ (factor
+  // λ) into each end's block of forces.
+  const bool planar = m.settings.dimension == 2;
+  const double* jv = tp.J.data();
+  double* forces = ws.block_forces.data();
+  for (const TreeProjection::Rod& n : tp.rods) {
+    const double l = factor * ws.lambda[n.row];
+    ws.step_lambda[n.row] += l;
+    for (int e = 0; e < 2; ++e) {
+      if (n.offset[e] < 0) continue;
+      const double* v = jv + n.values[e];
+      double* f = forces + 3 * n.block[e];
+      f[0] += v[0] * l;
+      f[1] += v[1] * l;
+      if (!planar) f[2] += v[2] * l;
+    }
+  }
+}
+
 bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, double t) {
   TreeProjection& tp = ws.tree;
   const std::size_t dof = static_cast<std::size_t>(d.q.size());

@@ -25,6 +25,17 @@ struct Workspace;
 // the counters unchanged, when it does not apply.
 bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats& stats);
 
+// out = W Jᵀ λ for ws.lambda through ws.J, as w_jt_product gives it on
+// one thread, in one pass over the compact Rods where the model is of
+// particle rods whose ends all move and tp.J holds J's blocks; through the
+// workspace's J otherwise.
+void w_jt_on_tree(const WorldModel& m, Workspace& ws, Eigen::VectorXd& out);
+
+// add_constraint_forces for ws.lambda through ws.J (factor · λ into the
+// step's λ and Jᵀ (factor · λ) into its blocks' forces), in one pass over
+// the compact Rods where w_jt_on_tree takes them.
+void constraint_forces_on_tree(const WorldModel& m, WorldData& d, Workspace& ws, double factor, double t);
+
 // RATTLE's rows at (t, d.q, d.v) without the generic evaluation, for a
 // model of rods and ropes alone in the impulse family: C and J are the
 // tree projection's last evaluation's when it ended at d.q (its rods

@@ -535,15 +535,16 @@ struct VelocityOutcome {
   double residual = 0.0;
 };
 
-// `sweep` false: the tree path's loops for planar particle rods are off
-// (the velocity solve's residual is then measured through any node).
+// `sweep` false: the tree path's loops for particle rods are off (the
+// velocity solve's residual, W Jᵀ λ and the constraint forces then go
+// through any node and J's blocks).
 VelocityOutcome velocity_solves(const Scene& s, bool tree, bool sweep = true) {
   const WorldModel& m = s.m;
   WorldData d = s.d;
   Workspace ws;
   ws.tree.enabled = tree;
   update_inverse_masses(m, d, ws);
-  if (!sweep && tree_applies(m, ws)) ws.tree.sweep = ws.tree.planar = false;
+  if (!sweep && tree_applies(m, ws)) ws.tree.sweep = ws.tree.planar = ws.tree.rods_move = false;
   begin_constraint_forces(m, d, ws);
   remember_substep_lambda(ws);
   const double h = m.settings.dt;
@@ -625,9 +626,10 @@ TEST(TreeVelocitySolves, AgreeOnAChainOfParticles) {
   EXPECT_EQ(expect_velocity_paths_agree(s), 3);
 }
 
-// The velocity solve's residual on a chain of particle rods, measured
-// through the Rods (planar, every end moving) and through any node: the
-// same bits.
+// The velocity solves on a chain of particle rods through the Rods
+// (planar, every end moving: the residual, W Jᵀ λ and the constraint
+// forces in their short loops) and through any node (J's blocks): the same
+// bits in the residual, the velocities, λ and the reactions.
 TEST(TreeVelocitySolves, MeasureTheResidualAlikeOnRods) {
   Scene s = chain_of_particles();
   randomize_velocities(s, 27);
@@ -637,6 +639,14 @@ TEST(TreeVelocitySolves, MeasureTheResidualAlikeOnRods) {
   EXPECT_GT(rods.residual, 0.0);
   EXPECT_EQ(rods.residual, nodes.residual);
   EXPECT_EQ(std::memcmp(rods.v.data(), nodes.v.data(), sizeof(double) * rods.v.size()), 0);
+  ASSERT_EQ(rods.constraints.size(), nodes.constraints.size());
+  for (std::size_t i = 0; i < rods.constraints.size(); ++i) {
+    const ConstraintState& a = rods.constraints[i];
+    const ConstraintState& b = nodes.constraints[i];
+    EXPECT_EQ(a.lambda, b.lambda) << "constraint " << i;
+    EXPECT_EQ(a.on_a.force, b.on_a.force) << "constraint " << i;
+    EXPECT_EQ(a.on_b.force, b.on_b.force) << "constraint " << i;
+  }
 }
 
 // RATTLE from the projected state `d`: on the tree path in `ws`, and on
