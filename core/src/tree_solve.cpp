@@ -6,6 +6,7 @@
 #include <emmintrin.h>
 #include <limits>
 
+#include "block_shape.hpp"
 #include "constraint_system.hpp"
 #include "tree_projection.hpp"
 #include "world_data.hpp"
@@ -271,8 +272,17 @@ bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, doub
   for (std::vector<char>* v : {&ws.velocity_row, &ws.unilateral_row, &ws.contact_row}) v->resize(static_cast<std::size_t>(nr));
   double* values = J.mutable_values();
   const double* v = d.v.data();
-  auto write_row = [&](int row, double cdot, bool rope) {
+  // diag(J W Jᵀ) as the generic evaluation leaves it (gram_diagonal's sums,
+  // kept with J's values stamp), where W is the model's.
+  const bool with_diag = ws.w_model == m.model_version && ws.w.size() == d.dof();
+  if (with_diag) ws.diag.resize(nr);
+  const double* w = ws.w.data();
+  auto gram = [&](const double* j, int dof, int offset) {
+    return dof == 3 ? RowGram::of<3>(j, w + offset) : RowGram::of<2>(j, w + offset);
+  };
+  auto write_row = [&](int row, double cdot, bool rope, double diag) {
     const auto r = static_cast<std::size_t>(row);
+    if (with_diag) ws.diag[row] = diag;
     ws.C[row] = tp.C[r];
     ws.Cdot[row] = cdot;
     ws.jdot_qdot[row] = ws.c_tt[row] = 0.0;
@@ -286,32 +296,37 @@ bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, doub
   if (tp.particle_rods) {  // the same through the compact Rods
     for (std::size_t i = 0; i < tp.rods.size(); ++i) {
       const TreeProjection::Rod& n = tp.rods[i];
-      double cdot = 0.0;
+      double cdot = 0.0, diag = 0.0;
       for (int e = 0; e < 2; ++e) {
         const int o = n.offset[e];
         if (o < 0) continue;
         const double* j = tp.J.data() + n.values[e];
         for (int x = 0; x < n.dof; ++x) cdot += j[x] * v[o + x];  // a fixed or kinematic end too
         const int to = blocks[2 * i + static_cast<std::size_t>(e)];
-        if (to >= 0) copy_block(j, n.dof, values + to);
+        if (to < 0) continue;
+        copy_block(j, n.dof, values + to);
+        if (with_diag) diag += gram(j, n.dof, o);
       }
-      write_row(n.row, cdot, n.rope);
+      write_row(n.row, cdot, n.rope, diag);
     }
   } else {
     for (std::size_t i = 0; i < tp.nodes.size(); ++i) {
       const TreeProjection::Node& n = tp.nodes[i];  // one row: a rod's or a rope's
-      double cdot = 0.0;
+      double cdot = 0.0, diag = 0.0;
       for (int e = 0; e < 2; ++e) {
         const TreeProjection::End& end = n.end[e];
         if (end.body < 0) continue;
         const double* j = tp.J.data() + end.values;
         for (int x = 0; x < end.dof; ++x) cdot += j[x] * v[end.offset + x];
-        if (end.moves) copy_block(j, end.dof, values + blocks[2 * i + static_cast<std::size_t>(e)]);
+        if (!end.moves) continue;
+        copy_block(j, end.dof, values + blocks[2 * i + static_cast<std::size_t>(e)]);
+        if (with_diag) diag += gram(j, end.dof, end.offset);
       }
-      write_row(n.row, cdot, n.rope);
+      write_row(n.row, cdot, n.rope, diag);
     }
   }
   tp.blocks_of = J.values_stamp();
+  ws.diag_of = with_diag ? Workspace::DiagOf{J.values_stamp(), ws.w_model} : Workspace::DiagOf{};
   remember_rows(m, ws, t, d.q, d.v);
   return true;
 }

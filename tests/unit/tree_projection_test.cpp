@@ -697,7 +697,8 @@ TEST(TreeVelocitySolves, RattleReadsTheProjectionsRows) {
 }
 
 // RATTLE's rows go into J's blocks where the tree found them once for J's
-// layout (TreeProjection::j_layouts); a J laid out afresh is checked again,
+// layout (TreeProjection::j_layouts), with diag(J W Jᵀ) beside them; a J
+// laid out afresh is checked again,
 // and a J whose layout is not the model's is evaluated afresh and then
 // found: each RATTLE agrees with the general path's.
 TEST(TreeVelocitySolves, RattleFindsTheBlocksOfEachLayout) {
@@ -725,6 +726,9 @@ TEST(TreeVelocitySolves, RattleFindsTheBlocksOfEachLayout) {
     const TreeProjection::JLayout* known = ws.tree.j_layouts;
     EXPECT_TRUE(known[0].stamp == ws.J.layout() || known[1].stamp == ws.J.layout()) << "round " << round;
     EXPECT_EQ(ws.J.layout() == layout, round != 2) << "round " << round;
+    // diag(J W Jᵀ) as the generic evaluation leaves it, kept with J's values.
+    EXPECT_EQ(ws.diag, ws.J.gram_diagonal(ws.w)) << "round " << round;
+    EXPECT_EQ(ws.diag_of.values, ws.J.values_stamp()) << "round " << round;
     EXPECT_EQ(ws.J.value_count(), wg.J.value_count());
     for (std::size_t i = 0; i < ws.J.value_count(); ++i) EXPECT_NEAR(ws.J.values()[i], wg.J.values()[i], 1e-12) << i;
     EXPECT_LT((ws.Cdot - wg.Cdot).cwiseAbs().maxCoeff(), 1e-12) << "round " << round;
