@@ -14,14 +14,19 @@
 namespace linkage {
 namespace {
 
-// step_rods' order: a particle's step is complete after the last Rod on
-// it (that Rod's `last` end). `idle`: the DOF no Rod moves (of `dof`),
-// stepped before the sweep.
+// step_rods' order: a particle's step starts with the first Rod on it
+// (that Rod's `first` end) and is complete after the last (its `last`
+// end). `idle`: the DOF no Rod moves (of `dof`), stepped before the sweep.
 void schedule_sweep(TreeProjection& tp, int dof) {
   std::vector<int> owner(static_cast<std::size_t>(dof), -1);  // per DOF: 2 × the last Rod on it + its end
+  std::vector<int> opener(static_cast<std::size_t>(dof), -1);  // and the first
   for (std::size_t k = 0; k < tp.rods.size(); ++k)
-    for (int e = 0; e < 2; ++e)
-      if (tp.rods[k].offset[e] >= 0) owner[static_cast<std::size_t>(tp.rods[k].offset[e])] = static_cast<int>(2 * k) + e;
+    for (int e = 0; e < 2; ++e) {
+      const int o = tp.rods[k].offset[e];
+      if (o < 0) continue;
+      owner[static_cast<std::size_t>(o)] = static_cast<int>(2 * k) + e;
+      if (opener[static_cast<std::size_t>(o)] < 0) opener[static_cast<std::size_t>(o)] = static_cast<int>(2 * k) + e;
+    }
   tp.idle.clear();
   std::vector<char> moved(static_cast<std::size_t>(dof), 0);
   for (const TreeProjection::Rod& n : tp.rods)
@@ -33,6 +38,7 @@ void schedule_sweep(TreeProjection& tp, int dof) {
     for (int e = 0; e < 2; ++e) {
       TreeProjection::Rod& n = tp.rods[k];
       n.last[e] = n.offset[e] >= 0 && owner[static_cast<std::size_t>(n.offset[e])] == static_cast<int>(2 * k) + e;
+      n.first[e] = n.offset[e] >= 0 && opener[static_cast<std::size_t>(n.offset[e])] == static_cast<int>(2 * k) + e;
     }
 }
 
@@ -507,7 +513,8 @@ void add_forces(WorldData& d, Workspace& ws, const TreeProjection& tp, double fa
 // (the same IEEE operations on each, so the same bits): its step then reads
 // back whole the pair its forces just stored, where two halves stored apart
 // would stall the load (taken as scalars, the sweep was slower than the
-// two passes). tp.dq must be 0.
+// two passes). A particle's step starts from its first Rod's share, so
+// tp.dq need not be cleared.
 void step_rods(Workspace& ws, TreeProjection& tp, double force, Eigen::VectorXd& q) {
   double* x = q.data();
   double* dq = tp.dq.data();
@@ -520,7 +527,7 @@ void step_rods(Workspace& ws, TreeProjection& tp, double force, Eigen::VectorXd&
   double* forces = ws.block_forces.data();
   for (int i : tp.idle) {
     const auto k = static_cast<std::size_t>(i);
-    dq[k] *= w[i];
+    dq[k] = 0.0;
     start[k] = x[i];
     x[i] += dq[k];
     moved[k] += dq[k];
@@ -535,7 +542,8 @@ void step_rods(Workspace& ws, TreeProjection& tp, double force, Eigen::VectorXd&
       const __m128d v = _mm_loadu_pd(J + n.values[e]);
       double* f = forces + 3 * n.block[e];
       _mm_storeu_pd(f, _mm_add_pd(_mm_loadu_pd(f), _mm_mul_pd(v, vl)));
-      __m128d step = _mm_add_pd(_mm_loadu_pd(dq + o), _mm_mul_pd(v, vmu));
+      const __m128d share = _mm_mul_pd(v, vmu);
+      __m128d step = n.first[e] ? share : _mm_add_pd(_mm_loadu_pd(dq + o), share);
       if (n.last[e]) {
         step = _mm_mul_pd(step, _mm_loadu_pd(w + o));
         const __m128d from = _mm_loadu_pd(x + o);
@@ -600,11 +608,11 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
       return false;
     }
     record_solve(m, ws, stats, 0);
-    std::fill(tp.dq.begin(), tp.dq.end(), 0.0);
     // The full step first (the line search's usual answer): dq = W Jᵀ μ.
     if (tp.sweep) {
       step_rods(ws, tp, force, d.q);
     } else {
+      std::fill(tp.dq.begin(), tp.dq.end(), 0.0);
       add_forces(d, ws, tp, force, tp.dq.data());
       for (int i = 0; i < dof; ++i) {
         const auto k = static_cast<std::size_t>(i);

@@ -58,8 +58,10 @@ struct TreeProjection {
     int block[2] = {-1, -1};   // a moving end's block among the step's forces
     Vec3 anchor[2] = {Vec3::Zero(), Vec3::Zero()};
     double length = 0.0;
-    // When sweep: the ends whose particle's step is complete after this
-    // Rod (tree_projection.cpp, schedule_sweep).
+    // When sweep: the ends whose particle's step starts with this Rod, and
+    // those whose step is complete after it (tree_projection.cpp,
+    // schedule_sweep).
+    bool first[2] = {false, false};
     bool last[2] = {false, false};
     bool rope = false;
   };
