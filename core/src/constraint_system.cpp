@@ -13,6 +13,7 @@
 #include "body_view.hpp"
 #include "constraints/parts.hpp"
 #include "constraints/rows_2d.hpp"
+#include "dynamics.hpp"
 
 namespace linkage {
 
@@ -246,7 +247,7 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
     // diag(J W Jᵀ) of each constraint's rows as they are written, while
     // they are in cache: the step's solve would make a pass over J for it
     // (prepare_system). Contacts' rows come after: then it waits for it.
-    const bool with_diag = !contacts && ws.w_model == m.model_version && ws.w.size() == d.dof();
+    const bool with_diag = !contacts && inverse_masses_current(m, d, ws);
     if (with_diag) ws.diag.resize(nr);
     const int n = static_cast<int>(m.constraints.size());
     parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {

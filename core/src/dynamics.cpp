@@ -5,8 +5,12 @@
 
 namespace linkage {
 
+bool inverse_masses_current(const WorldModel& m, const WorldData& d, const Workspace& ws) {
+  return ws.w_model == m.model_version && ws.w.size() == d.dof();
+}
+
 void update_inverse_masses(const WorldModel& m, WorldData& d, Workspace& ws) {
-  if (ws.w_model == m.model_version && ws.w.size() == d.dof()) return;  // masses are the model's
+  if (inverse_masses_current(m, d, ws)) return;
   ws.w_model = m.model_version;
   ws.w.setZero(d.dof());
   for (const BodyRecord& b : m.bodies) {

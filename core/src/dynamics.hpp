@@ -17,5 +17,7 @@ void accelerations(const WorldModel& m, WorldData& d, Workspace& ws, double h, d
 
 // Fills ws.w (W per DOF) from the bodies; call after any change of mass or motion.
 void update_inverse_masses(const WorldModel& m, WorldData& d, Workspace& ws);
+// Whether ws.w is the model's (update_inverse_masses has nothing to do).
+bool inverse_masses_current(const WorldModel& m, const WorldData& d, const Workspace& ws);
 
 }  // namespace linkage

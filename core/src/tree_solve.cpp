@@ -8,6 +8,7 @@
 
 #include "block_shape.hpp"
 #include "constraint_system.hpp"
+#include "dynamics.hpp"
 #include "tree_projection.hpp"
 #include "world_data.hpp"
 
@@ -274,7 +275,7 @@ bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, doub
   const double* v = d.v.data();
   // diag(J W Jᵀ) as the generic evaluation leaves it (gram_diagonal's sums,
   // kept with J's values stamp), where W is the model's.
-  const bool with_diag = ws.w_model == m.model_version && ws.w.size() == d.dof();
+  const bool with_diag = inverse_masses_current(m, d, ws);
   if (with_diag) ws.diag.resize(nr);
   const double* w = ws.w.data();
   auto gram = [&](const double* j, int dof, int offset) {
