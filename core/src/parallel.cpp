@@ -3,6 +3,9 @@
 #include <atomic>
 #include <algorithm>
 #include <chrono>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace linkage {
 namespace {
@@ -14,20 +17,35 @@ namespace {
 // host. 200 µs: joint_grid on two threads 2.25–2.41 → 2.04–2.14 ms a step
 // against 20 µs in alternating runs; an idle world's worker spins that long
 // once after its tick.
-// Spinning yields the core between checks, so that on a busy machine
-// (other worlds, other processes) a waiting thread does not take it from
-// the thread it waits for.
+// For the first kBusy of it a waiting thread keeps its core, pausing
+// between checks: the parts of a tree's projection come a few microseconds
+// apart, twice an iteration (tree_projection.cpp), and a yield costs about
+// as much. After that it yields the core between checks, so that on a busy
+// machine (other worlds, other processes) a waiting thread does not take it
+// from the thread it waits for.
 constexpr auto kSpin = std::chrono::microseconds(200);
+constexpr auto kBusy = std::chrono::microseconds(20);
+
+inline void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 
 template <class Ready>
 bool spin_until(Ready ready) {
-  const auto until = std::chrono::steady_clock::now() + kSpin;
-  do {
-    for (int i = 0; i < 16; ++i)
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    for (int i = 0; i < 16; ++i) {
       if (ready()) return true;
-    std::this_thread::yield();
-  } while (std::chrono::steady_clock::now() < until);
-  return ready();
+      pause();
+    }
+    const auto waited = std::chrono::steady_clock::now() - start;
+    if (waited >= kSpin) return ready();
+    if (waited >= kBusy) std::this_thread::yield();
+  }
 }
 
 }  // namespace

@@ -14,19 +14,30 @@
 namespace linkage {
 namespace {
 
-// step_rods' order: a particle's step starts with the first Rod on it
-// (that Rod's `first` end) and is complete after the last (its `last`
-// end). `idle`: the DOF no Rod moves (of `dof`), stepped before the sweep.
-void schedule_sweep(TreeProjection& tp, int dof) {
+// step_rods' order over `rods`: a particle's step starts with the first
+// Rod on it (that Rod's `first` end) and is complete after the last (its
+// `last` end).
+void mark_first_last(std::vector<TreeProjection::Rod>& rods, int dof) {
   std::vector<int> owner(static_cast<std::size_t>(dof), -1);  // per DOF: 2 × the last Rod on it + its end
   std::vector<int> opener(static_cast<std::size_t>(dof), -1);  // and the first
-  for (std::size_t k = 0; k < tp.rods.size(); ++k)
+  for (std::size_t k = 0; k < rods.size(); ++k)
     for (int e = 0; e < 2; ++e) {
-      const int o = tp.rods[k].offset[e];
+      const int o = rods[k].offset[e];
       if (o < 0) continue;
       owner[static_cast<std::size_t>(o)] = static_cast<int>(2 * k) + e;
       if (opener[static_cast<std::size_t>(o)] < 0) opener[static_cast<std::size_t>(o)] = static_cast<int>(2 * k) + e;
     }
+  for (std::size_t k = 0; k < rods.size(); ++k)
+    for (int e = 0; e < 2; ++e) {
+      TreeProjection::Rod& n = rods[k];
+      n.last[e] = n.offset[e] >= 0 && owner[static_cast<std::size_t>(n.offset[e])] == static_cast<int>(2 * k) + e;
+      n.first[e] = n.offset[e] >= 0 && opener[static_cast<std::size_t>(n.offset[e])] == static_cast<int>(2 * k) + e;
+    }
+}
+
+// The sweep's order (mark_first_last), and `idle`: the DOF no Rod moves
+// (of `dof`), stepped before the sweep.
+void schedule_sweep(TreeProjection& tp, int dof) {
   tp.idle.clear();
   std::vector<char> moved(static_cast<std::size_t>(dof), 0);
   for (const TreeProjection::Rod& n : tp.rods)
@@ -34,12 +45,7 @@ void schedule_sweep(TreeProjection& tp, int dof) {
       if (n.offset[e] >= 0) std::fill_n(moved.begin() + n.offset[e], n.dof, 1);
   for (int i = 0; i < dof; ++i)
     if (!moved[static_cast<std::size_t>(i)]) tp.idle.push_back(i);
-  for (std::size_t k = 0; k < tp.rods.size(); ++k)
-    for (int e = 0; e < 2; ++e) {
-      TreeProjection::Rod& n = tp.rods[k];
-      n.last[e] = n.offset[e] >= 0 && owner[static_cast<std::size_t>(n.offset[e])] == static_cast<int>(2 * k) + e;
-      n.first[e] = n.offset[e] >= 0 && opener[static_cast<std::size_t>(n.offset[e])] == static_cast<int>(2 * k) + e;
-    }
+  mark_first_last(tp.rods, dof);
 }
 
 // The constraints projection solves for, and the body tree they form.
@@ -51,7 +57,9 @@ void analyse(const WorldModel& m, TreeProjection& tp) {
   tp.j_layouts[0].stamp = tp.j_layouts[1].stamp = 0;  // its nodes are new
   tp.blocks_of = 0;
   tp.rigid = false;
-  std::vector<int> index(m.bodies.size(), -1);
+  std::vector<int>& index = tp.moving;
+  index.assign(m.bodies.size(), -1);
+  tp.parts_for = 0;
   std::vector<TreeElimination::Body> bodies;
   for (std::size_t i = 0; i < m.bodies.size(); ++i) {
     const BodyRecord& b = m.bodies[i];
@@ -328,14 +336,20 @@ inline void evaluate_particle_rod_pair(const TreeProjection::Rod& a, const TreeP
 // Rods at a time in a planar model. A short loop body lets the processor
 // overlap many rods' square roots and divisions, which a chain's
 // iterations wait on (taken in the forces' sweep, step_rods, they wait:
-// 0.26 ms a chain_1000 step against 0.28).
-std::pair<double, double> evaluate_particle_rods(const WorldModel& m, TreeProjection& tp, const Eigen::VectorXd& q) {
-  const bool three = m.settings.dimension == 3;
+// 0.26 ms a chain_1000 step against 0.28). evaluate_rods takes some Rods
+// (max |C| and Σ C²), evaluate_particle_rods the model's.
+std::pair<double, double> evaluate_rods(TreeProjection& tp, const double* x, bool three, const std::vector<TreeProjection::Rod>& rods) {
   double worst = 0.0, sum = 0.0;
-  std::size_t k = 0;
+  const TreeProjection::Rod* n = rods.data();
+  const TreeProjection::Rod* const end = n + rods.size();
   if (tp.planar)
-    for (; k + 2 <= tp.rods.size(); k += 2) evaluate_particle_rod_pair(tp.rods[k], tp.rods[k + 1], q.data(), tp, worst, sum);
-  for (; k < tp.rods.size(); ++k) evaluate_particle_rod(tp.rods[k], q.data(), three, tp, worst, sum);
+    for (; end - n >= 2; n += 2) evaluate_particle_rod_pair(n[0], n[1], x, tp, worst, sum);
+  for (; n != end; ++n) evaluate_particle_rod(*n, x, three, tp, worst, sum);
+  return {worst, sum};
+}
+
+std::pair<double, double> evaluate_particle_rods(const WorldModel& m, TreeProjection& tp, const Eigen::VectorXd& q) {
+  const auto [worst, sum] = evaluate_rods(tp, q.data(), m.settings.dimension == 3, tp.rods);
   return {worst, std::sqrt(sum)};
 }
 
@@ -514,8 +528,9 @@ void add_forces(WorldData& d, Workspace& ws, const TreeProjection& tp, double fa
 // back whole the pair its forces just stored, where two halves stored apart
 // would stall the load (taken as scalars, the sweep was slower than the
 // two passes). A particle's step starts from its first Rod's share, so
-// tp.dq need not be cleared.
-void step_rods(Workspace& ws, TreeProjection& tp, double force, Eigen::VectorXd& q) {
+// tp.dq need not be cleared. sweep_rods takes some Rods (each particle's
+// first and last among them marked), step_rods the model's.
+void sweep_rods(Workspace& ws, TreeProjection& tp, double force, Eigen::VectorXd& q, const std::vector<TreeProjection::Rod>& rods) {
   double* x = q.data();
   double* dq = tp.dq.data();
   double* start = tp.start.data();
@@ -525,14 +540,7 @@ void step_rods(Workspace& ws, TreeProjection& tp, double force, Eigen::VectorXd&
   const double* mu_of = tp.y.data();
   double* lambda = ws.step_lambda.data();
   double* forces = ws.block_forces.data();
-  for (int i : tp.idle) {
-    const auto k = static_cast<std::size_t>(i);
-    dq[k] = 0.0;
-    start[k] = x[i];
-    x[i] += dq[k];
-    moved[k] += dq[k];
-  }
-  for (const TreeProjection::Rod& n : tp.rods) {
+  for (const TreeProjection::Rod& n : rods) {
     const double mu = mu_of[n.row], l = force * mu;
     lambda[n.row] += l;
     const __m128d vmu = _mm_set1_pd(mu), vl = _mm_set1_pd(l);
@@ -554,6 +562,157 @@ void step_rods(Workspace& ws, TreeProjection& tp, double force, Eigen::VectorXd&
       _mm_storeu_pd(dq + o, step);
     }
   }
+}
+
+// The step of the DOF no Rod moves: zero, taken as the others take theirs.
+void step_idle(TreeProjection& tp, Eigen::VectorXd& q) {
+  for (int i : tp.idle) {
+    const auto k = static_cast<std::size_t>(i);
+    tp.dq[k] = 0.0;
+    tp.start[k] = q[i];
+    q[i] += tp.dq[k];
+    tp.moved[k] += tp.dq[k];
+  }
+}
+
+void step_rods(Workspace& ws, TreeProjection& tp, double force, Eigen::VectorXd& q) {
+  step_idle(tp, q);
+  sweep_rods(ws, tp, force, q, tp.rods);
+}
+
+// The elimination's parts as the sweep takes them (TreeProjection::parts):
+// a particle is its body's part's, a Rod the part of its particles that
+// is not the top's. False when a Rod joins two parts (none does on the
+// elimination's tree).
+bool schedule_parts(TreeProjection& tp, int dof) {
+  const int parts = tp.elimination.parts();
+  tp.parts.assign(static_cast<std::size_t>(parts) + 1, {});
+  std::vector<int> owner(static_cast<std::size_t>(dof), -1);  // per particle's first DOF
+  for (std::size_t k = 0; k < tp.rods.size(); ++k)
+    for (int e = 0; e < 2; ++e) {
+      const int o = tp.rods[k].offset[e];
+      if (o < 0) continue;
+      const int part = tp.elimination.body_part(tp.moving[static_cast<std::size_t>(tp.nodes[k].end[e].body)]);
+      owner[static_cast<std::size_t>(o)] = part < 0 ? parts : part;
+    }
+  std::vector<int> rod_part(tp.rods.size(), parts);
+  for (std::size_t k = 0; k < tp.rods.size(); ++k)
+    for (int e = 0; e < 2; ++e) {
+      const int o = tp.rods[k].offset[e];
+      const int own = o < 0 ? parts : owner[static_cast<std::size_t>(o)];
+      if (own == parts || own == rod_part[k]) continue;
+      if (rod_part[k] != parts) return false;
+      rod_part[k] = own;
+    }
+  // Each part's Rods, and as its sweep takes them: without their ends on
+  // the top's particles (stepped before, step_particles).
+  for (std::size_t k = 0; k < tp.rods.size(); ++k) {
+    TreeProjection::Part& part = tp.parts[static_cast<std::size_t>(rod_part[k])];
+    part.rods.push_back(tp.rods[k]);
+    if (rod_part[k] == parts) continue;
+    TreeProjection::Rod r = tp.rods[k];
+    for (int& o : r.offset)
+      if (o >= 0 && owner[static_cast<std::size_t>(o)] == parts) o = -1;
+    part.sweep.push_back(r);
+  }
+  for (int p = 0; p < parts; ++p) mark_first_last(tp.parts[static_cast<std::size_t>(p)].sweep, dof);
+  // The top's particles, each with its Rod ends in the Rods' order.
+  TreeProjection::Part& top = tp.parts.back();
+  std::vector<int> at(static_cast<std::size_t>(dof), -1);
+  for (std::size_t k = 0; k < tp.rods.size(); ++k)
+    for (int e = 0; e < 2; ++e) {
+      const TreeProjection::Rod& n = tp.rods[k];
+      const int o = n.offset[e];
+      if (o < 0 || owner[static_cast<std::size_t>(o)] != parts) continue;
+      if (at[static_cast<std::size_t>(o)] < 0) {
+        at[static_cast<std::size_t>(o)] = static_cast<int>(top.particles.size());
+        top.particles.push_back({o, {}});
+      }
+      // A Rod's λ goes with its first moving end, or with its part's sweep.
+      const bool lambda = rod_part[k] == parts && e == (n.offset[0] >= 0 ? 0 : 1);
+      top.particles[static_cast<std::size_t>(at[static_cast<std::size_t>(o)])].ends.push_back({n.row, n.values[e], n.block[e], lambda});
+    }
+  return true;
+}
+
+// sweep_rods for some particles, particle by particle: the shares of its
+// Rod ends in the Rods' order, then its step; each end's force, and its
+// Rod's λ where the end says so. The same operations on each value as
+// sweep_rods over all the Rods, in the same order: the same bits.
+void step_particles(Workspace& ws, TreeProjection& tp, double force, Eigen::VectorXd& q,
+                    const std::vector<TreeProjection::Particle>& particles) {
+  double* x = q.data();
+  const double* w = ws.w.data();
+  const double* J = tp.J.data();
+  const double* mu_of = tp.y.data();
+  double* lambda = ws.step_lambda.data();
+  double* forces = ws.block_forces.data();
+  for (const TreeProjection::Particle& p : particles) {
+    __m128d step = _mm_setzero_pd();
+    for (std::size_t at = 0; at < p.ends.size(); ++at) {
+      const TreeProjection::RodEnd& n = p.ends[at];
+      const double mu = mu_of[n.row], l = force * mu;
+      if (n.lambda) lambda[n.row] += l;
+      const __m128d v = _mm_loadu_pd(J + n.values);
+      double* f = forces + 3 * n.block;
+      _mm_storeu_pd(f, _mm_add_pd(_mm_loadu_pd(f), _mm_mul_pd(v, _mm_set1_pd(l))));
+      const __m128d share = _mm_mul_pd(v, _mm_set1_pd(mu));
+      step = at == 0 ? share : _mm_add_pd(step, share);
+    }
+    const int o = p.offset;
+    step = _mm_mul_pd(step, _mm_loadu_pd(w + o));
+    const __m128d from = _mm_loadu_pd(x + o);
+    _mm_storeu_pd(tp.start.data() + o, from);
+    _mm_storeu_pd(x + o, _mm_add_pd(from, step));
+    _mm_storeu_pd(tp.moved.data() + o, _mm_add_pd(_mm_loadu_pd(tp.moved.data() + o), step));
+    _mm_storeu_pd(tp.dq.data() + o, step);
+  }
+}
+
+// solve, the full step (step_rods) and the next evaluation of a sweep
+// model in the elimination's parts, on as many threads, in two passes an
+// iteration. First the top: its fronts factored and back-substituted, its
+// particles stepped, its own Rods evaluated. Then at once, each part
+// back-substitutes its fronts, sweeps its Rods, evaluates them and
+// factors its fronts for the next iteration (`ahead`; false: first here,
+// in a pass of its own). Each part's data stays in the core that last
+// wrote it (taken pass by pass, four passes an iteration, two threads
+// were slower than one). Returns errors' max |C| and |C|₂ (the parts'
+// sums added in part order). The numbers are the one-thread path's, but
+// for the order of |C|₂'s sum.
+std::pair<double, double> iterate_in_parts(Workspace& ws, TreeProjection& tp, double pivot, bool ahead, const Parallel& threads,
+                                           double force, Eigen::VectorXd& q, SolveStats& stats) {
+  TreeElimination& e = tp.elimination;
+  const int parts = e.parts();
+  std::swap(tp.y, tp.rhs);
+  if (!ahead)
+    threads.for_parts(parts, [&](int p, int) {
+      e.factor_part(p, tp.J.data(), ws.w.data(), tp.held.data(), tp.diag.data(), tp.y.data(), pivot);
+    });
+  e.factor_top(tp.J.data(), ws.w.data(), tp.held.data(), tp.diag.data(), tp.y.data(), pivot);
+  e.back_top(tp.y.data());
+  stats.iterations = 1;
+  stats.residual = std::numeric_limits<double>::quiet_NaN();  // Newton's progress is |C|
+  stats.rank_deficiency = e.dependent_rows();
+  ++ws.direct.factorizations;
+  ++ws.direct.solves;
+  std::vector<std::pair<double, double>> errors(static_cast<std::size_t>(parts) + 1);
+  step_idle(tp, q);
+  step_particles(ws, tp, force, q, tp.parts.back().particles);
+  errors.back() = evaluate_rods(tp, q.data(), false, tp.parts.back().rods);
+  threads.for_parts(parts, [&](int p, int) {
+    const TreeProjection::Part& part = tp.parts[static_cast<std::size_t>(p)];
+    e.back_part(p, tp.y.data());
+    sweep_rods(ws, tp, force, q, part.sweep);
+    errors[static_cast<std::size_t>(p)] = evaluate_rods(tp, q.data(), false, part.rods);
+    e.factor_part(p, tp.J.data(), ws.w.data(), tp.held.data(), tp.diag.data(), tp.rhs.data(), pivot);
+  });
+  double worst = 0.0, sum = 0.0;
+  for (const auto& [w, s] : errors) {
+    worst = std::max(worst, w);
+    sum += s;
+  }
+  return {worst, std::sqrt(sum)};
 }
 
 }  // namespace
@@ -595,6 +754,14 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
   // diverge, each one's share of the constraint forces taken whole before
   // and a cut step's untaken part given back through J where it ended.
   const double force = 1.0 / (h * s.dt);
+  // On more than one thread a sweep model whose fronts split goes in parts
+  // (iterate_in_parts); no bound binds there.
+  const Parallel threads = parallel(m, ws);
+  bool in_parts = tp.sweep && !tp.bounded && threads.threads && tp.elimination.plan_parts(threads.count, tp.parallel_work);
+  const int parts = tp.elimination.parts();
+  if (in_parts && std::abs(tp.parts_for) != parts) tp.parts_for = schedule_parts(tp, dof) ? parts : -parts;
+  in_parts = in_parts && tp.parts_for == parts;
+  double ahead = 0.0;  // the pivot test the parts' fronts are factored ahead with (0: they are not)
   NewtonStall stall;
   while (out.error >= s.projection_tolerance) {
     if (out.iterations == s.projection_max_iterations) {
@@ -603,33 +770,41 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
     }
     ++out.iterations;
     SolveStats stats;
-    if (!solve(ws, tp, stall.strict, stats)) {
-      saved.restore(d, ws);
-      return false;
-    }
-    record_solve(m, ws, stats, 0);
-    // The full step first (the line search's usual answer): dq = W Jᵀ μ.
-    if (tp.sweep) {
-      step_rods(ws, tp, force, d.q);
-    } else {
-      std::fill(tp.dq.begin(), tp.dq.end(), 0.0);
-      add_forces(d, ws, tp, force, tp.dq.data());
-      for (int i = 0; i < dof; ++i) {
-        const auto k = static_cast<std::size_t>(i);
-        tp.dq[k] *= ws.w[i];
-        tp.start[k] = d.q[i];
-        d.q[i] += tp.dq[k];
-        tp.moved[k] += tp.dq[k];
-      }
-    }
     double alpha = 1.0, trial = norm;
-    std::tie(worst, trial) = evaluate(m, d, ws, tp, t, d.q, false);
+    const double pivot = MultifrontalLdlt::dependent_pivot(stall.strict);
+    if (in_parts) {
+      std::tie(worst, trial) = iterate_in_parts(ws, tp, pivot, ahead == pivot, threads, force, d.q, stats);
+      ahead = pivot;
+      record_solve(m, ws, stats, 0);
+    } else {
+      if (!solve(ws, tp, stall.strict, stats)) {
+        saved.restore(d, ws);
+        return false;
+      }
+      record_solve(m, ws, stats, 0);
+      // The full step first (the line search's usual answer): dq = W Jᵀ μ.
+      if (tp.sweep) {
+        step_rods(ws, tp, force, d.q);
+      } else {
+        std::fill(tp.dq.begin(), tp.dq.end(), 0.0);
+        add_forces(d, ws, tp, force, tp.dq.data());
+        for (int i = 0; i < dof; ++i) {
+          const auto k = static_cast<std::size_t>(i);
+          tp.dq[k] *= ws.w[i];
+          tp.start[k] = d.q[i];
+          d.q[i] += tp.dq[k];
+          tp.moved[k] += tp.dq[k];
+        }
+      }
+      std::tie(worst, trial) = evaluate(m, d, ws, tp, t, d.q, false);
+    }
     for (int cut = 1; cut <= search.max_cuts && !(std::isfinite(trial) && trial <= search.max_growth * initial); ++cut) {
       alpha *= 0.5;
       for (int i = 0; i < dof; ++i) d.q[i] = tp.start[static_cast<std::size_t>(i)] + alpha * tp.dq[static_cast<std::size_t>(i)];
       std::tie(worst, trial) = evaluate(m, d, ws, tp, t, d.q, false);
     }
     if (alpha < 1.0) {
+      ahead = 0.0;  // the parts factored ahead at the full step
       for (int i = 0; i < dof; ++i) tp.moved[static_cast<std::size_t>(i)] += (alpha - 1.0) * tp.dq[static_cast<std::size_t>(i)];
       add_forces(d, ws, tp, (alpha - 1.0) * force, nullptr);
     }

@@ -31,6 +31,7 @@ struct ProjectionOutcome;
 // continues bit-identically with or without it.
 struct TreeProjection {
   bool enabled = true;  // false: every solve takes the general path (the tests compare the two)
+  double parallel_work = TreeElimination::kParallelWork;  // the least work split between threads (the tests split less)
 
   struct End {
     int body = -1;          // dense body index; −1: the world
@@ -78,6 +79,27 @@ struct TreeProjection {
   std::vector<Rod> rods;        // the nodes as Rods, when particle_rods
   std::vector<int> idle;        // when sweep: the DOF no Rod moves
   TreeElimination elimination;
+  std::vector<int> moving;      // per body of the model: its index among the elimination's (−1: it does not move)
+  // When sweep and the elimination splits between threads: the sweep in
+  // its parts (tree_projection.cpp, iterate_in_parts). Per part (the top
+  // last) its Rods (those on its particles; the top's: those on its
+  // particles alone) and, but for the top, the same as its sweep takes
+  // them (no end on the top's particles); the top's particles, each with
+  // its Rods' ends in the Rods' order.
+  struct RodEnd {
+    int row = 0, values = 0, block = 0;  // its Rod's row, its block in J and among the step's forces
+    bool lambda = false;                 // it adds its Rod's λ
+  };
+  struct Particle {
+    int offset = 0;
+    std::vector<RodEnd> ends;
+  };
+  struct Part {
+    std::vector<Rod> rods, sweep;
+    std::vector<Particle> particles;
+  };
+  std::vector<Part> parts;
+  int parts_for = 0;  // the elimination's part count `parts` is for (0: none; negative: they cannot be)
 
   // Per iteration: J's blocks, and per row (the model's row order) C, μ
   // (y; also the velocity-level solves' right-hand side and λ) and the

@@ -15,6 +15,7 @@
 
 #include <Eigen/Dense>
 
+#include "parallel.hpp"
 #include "solvers/tree_elimination.hpp"
 
 using namespace linkage;
@@ -369,6 +370,111 @@ TEST(TreeEliminationChains, AgreeWithADenseFactorizationOnTreesOfLongBranches) {
     const Eigen::VectorXd reference = s.K().ldlt().solve(Eigen::Map<const Eigen::VectorXd>(r.data(), rows));
     EXPECT_LT(relative_difference(x, std::vector<double>(reference.data(), reference.data() + rows)), 1e-12) << "dof " << dof;
   }
+}
+
+
+// A tree of long branches in two parts (plan_parts): factored in parts on
+// two threads, or part by part in either order, and back-substituted top
+// first then part by part, it gives the serial factorization's bits, with
+// rows skipped and one dependent; each rod between two bodies of parts
+// has both in one part. A small tree, or one thread, is not split; a
+// chain splits in two on four threads.
+TEST(TreeEliminationParts, FactorAndSolveInPartsAsAWhole) {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), mass(0.5, 2.0);
+  auto tree = [&](int arms, int length, int side) {
+    const int n = 1 + arms * (length + side);
+    std::vector<double> inverse(static_cast<std::size_t>(n));
+    for (double& x : inverse) x = mass(rng);
+    System s(n, 2, inverse);
+    s.rod(-1, 0, random_direction(rng, 2));
+    int next = 1;
+    for (int a = 0; a < arms; ++a) {
+      int at = 0, branch = 0;
+      for (int k = 0; k < length; ++k, ++next) {
+        s.rod(at, next, random_direction(rng, 2));
+        if (k == length / 3) branch = next;
+        at = next;
+      }
+      at = branch;
+      for (int k = 0; k < side; ++k, ++next) {
+        s.rod(at, next, random_direction(rng, 2));
+        at = next;
+      }
+    }
+    return s;
+  };
+  {
+    System small = tree(3, 20, 5);
+    TreeElimination e;
+    ASSERT_TRUE(e.analyse(small.bodies, small.nodes));
+    EXPECT_FALSE(e.plan_parts(2));
+    EXPECT_EQ(e.parts(), 0);
+    // A long chain halves at its centre, on two threads or four.
+    System line = chain(600, 2, std::vector<double>(600, 1.0), [&](int) { return random_direction(rng, 2); });
+    ASSERT_TRUE(e.analyse(line.bodies, line.nodes));
+    EXPECT_TRUE(e.plan_parts(4));
+    EXPECT_EQ(e.parts(), 2);
+    EXPECT_EQ(e.body_part(0), e.body_part(100));
+    EXPECT_NE(e.body_part(0), e.body_part(599));
+    EXPECT_EQ(e.body_part(599), e.body_part(500));
+  }
+  System s = tree(4, 70, 30);
+  // The last rod again, along the same direction: dependent.
+  TreeElimination::Node twin = s.nodes.back();
+  twin.row = static_cast<int>(s.nodes.size());
+  for (int e = 0; e < 2; ++e)
+    if (twin.body[e] >= 0) {
+      const int from = twin.values[e];
+      twin.values[e] = static_cast<int>(s.values.size());
+      for (int k = 0; k < 2; ++k) s.values.push_back(s.values[static_cast<std::size_t>(from + k)]);
+    }
+  s.nodes.push_back(twin);
+  const std::size_t rows = s.nodes.size();
+  std::vector<double> r(rows), diag(rows, 0.0);
+  std::vector<char> skip(rows, 0);
+  for (std::size_t i = 0; i < rows; ++i) {
+    r[i] = u(rng);
+    skip[i] = i % 37 == 5;
+    if (skip[i]) r[i] = 0.0;
+    for (int e = 0; e < 2; ++e)
+      if (s.nodes[i].body[e] >= 0) diag[i] += s.through(s.nodes[i].body[e], s.nodes[i].values[e], s.nodes[i].values[e]);
+  }
+  TreeElimination whole;
+  ASSERT_TRUE(whole.analyse(s.bodies, s.nodes));
+  EXPECT_FALSE(whole.plan_parts(1));
+  std::vector<double> expected = r;
+  whole.factor(s.values.data(), s.w.data(), skip.data(), diag.data(), expected.data());
+  whole.back_substitute(expected.data());
+  EXPECT_EQ(whole.dependent_rows(), 1);
+
+  TreeElimination split;
+  ASSERT_TRUE(split.analyse(s.bodies, s.nodes));
+  ASSERT_TRUE(split.plan_parts(2));
+  ASSERT_EQ(split.parts(), 2);
+  for (const TreeElimination::Node& n : s.nodes)
+    if (n.body[0] >= 0 && n.body[1] >= 0 && split.body_part(n.body[0]) >= 0 && split.body_part(n.body[1]) >= 0)
+      EXPECT_EQ(split.body_part(n.body[0]), split.body_part(n.body[1])) << "row " << n.row;
+  auto back = [&](std::vector<double>& y, bool reverse) {
+    split.back_top(y.data());
+    for (int p = 0; p < 2; ++p) split.back_part(reverse ? 1 - p : p, y.data());
+  };
+  Threads threads;
+  const Parallel two{&threads, 2};
+  std::vector<double> y = r;
+  two.for_parts(2, [&](int p, int) {
+    split.factor_part(p, s.values.data(), s.w.data(), skip.data(), diag.data(), y.data(), MultifrontalLdlt::kDependentPivot);
+  });
+  split.factor_top(s.values.data(), s.w.data(), skip.data(), diag.data(), y.data(), MultifrontalLdlt::kDependentPivot);
+  EXPECT_EQ(split.dependent_rows(), 1);
+  back(y, false);
+  EXPECT_EQ(std::memcmp(y.data(), expected.data(), rows * sizeof(double)), 0);
+  y = r;
+  for (int p : {1, 0}) split.factor_part(p, s.values.data(), s.w.data(), skip.data(), diag.data(), y.data(), MultifrontalLdlt::kDependentPivot);
+  split.factor_top(s.values.data(), s.w.data(), skip.data(), diag.data(), y.data(), MultifrontalLdlt::kDependentPivot);
+  EXPECT_EQ(split.dependent_rows(), 1);
+  back(y, true);
+  EXPECT_EQ(std::memcmp(y.data(), expected.data(), rows * sizeof(double)), 0);
 }
 
 }  // namespace

@@ -38,6 +38,7 @@ struct Outcome {
   bool tree = false;     // the tree path applied to it
   bool general = false;  // the general path's direct solver factored (a fresh workspace's path is none)
   bool sweep = false;    // the tree path took its one sweep
+  bool parts = false;    // ... in the elimination's parts, on more than one thread
   int rank_deficiency = 0;  // rows the solves took out as dependent (the most in one solve)
   int factorizations = 0, pcg_iterations = 0;  // the direct solver's, in the projection
 };
@@ -68,6 +69,7 @@ Outcome project(const Scene& s, bool tree, Loops loops = Loops::sweep) {
   out.constraints = d.constraints;
   out.tree = ws.tree.model == m.model_version && ws.tree.applies;
   out.sweep = out.tree && ws.tree.sweep;
+  out.parts = out.sweep && ws.tree.parts_for > 0;
   out.general = ws.direct.path() != SolverPath::none;
   out.rank_deficiency = ws.step_rank_deficiency;
   out.factorizations = ws.direct.factorizations;
@@ -116,10 +118,10 @@ std::vector<ConstraintState> expect_paths_agree(const Scene& s, bool converges =
   return tree.constraints;
 }
 
-Scene chain_of_particles() {
+Scene chain_of_particles(int links = 40) {
   Scene s(2);
   int prev = -1;
-  for (int i = 0; i < 40; ++i) {
+  for (int i = 0; i < links; ++i) {
     const int p = s.body(BodyKind::particle, Vec3(0.1 * (i + 1), 0.0, 0.0), 0.0, 1.0 + 0.05 * (i % 7));
     s.add(DistanceDef{}, prev, p);
     prev = p;
@@ -151,8 +153,8 @@ void expect_same_bits(const Outcome& a, const Outcome& b) {
 // A random 2D tree of particles on rods, some rods from the world: each
 // particle hangs from a random earlier one (or, every seventh, from the
 // world), the rods listed in a shuffled order, each particle off by up to
-// 1 cm; the last particle on a rope.
-Scene random_particle_tree(unsigned seed, int count) {
+// 1 cm; the last particle on a rope (or a rod).
+Scene random_particle_tree(unsigned seed, int count, bool rope = true) {
   Scene s(2);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0), mass(0.5, 2.0);
@@ -171,7 +173,12 @@ Scene random_particle_tree(unsigned seed, int count) {
     const auto [a, b] = edges[i];
     s.add(DistanceDef{.anchor_a = a < 0 ? Vec3(at(b) + Vec3(0, 0.1, 0)) : Vec3::Zero()}, a, b);
   }
-  s.add(RopeDef{}, edges.back().first, edges.back().second);
+  if (rope) {
+    s.add(RopeDef{}, edges.back().first, edges.back().second);
+  } else {
+    const auto [a, b] = edges.back();
+    s.add(DistanceDef{.anchor_a = a < 0 ? Vec3(at(b) + Vec3(0, 0.1, 0)) : Vec3::Zero()}, a, b);
+  }
   s.perturb(seed, 0.01);
   return s;
 }
@@ -204,6 +211,47 @@ TEST(TreeProjection, TakesRodsBetweenParticlesAlikeInEachLoop) {
     expect_same_bits(sweep, none);
   }
   EXPECT_LT(project(scenes.front().second, true).constraints.back().lambda[0], 0.0);  // the rope pulls
+}
+
+// On two threads a sweep model whose elimination splits takes its
+// iterations in the parts (iterate_in_parts): the same bits as on one, on
+// random forests of particles (whole trees dealt to the parts, their rods
+// in a shuffled order), a long chain (split at its centre), and
+// line_search_cut's scene beside a long chain: its first step is cut, and
+// the parts' factorization made ahead for the full step is made again.
+TEST(TreeProjection, TakesItsIterationsInPartsAlike) {
+  std::vector<std::pair<std::string, Scene>> scenes;
+  for (unsigned seed : {51u, 52u}) scenes.push_back({"forest " + std::to_string(seed), random_particle_tree(seed, 400, false)});
+  Scene chain = chain_of_particles(300);
+  chain.perturb(3, 0.01);
+  scenes.push_back({"chain", chain});
+  Scene cut = line_search_cut(2);
+  int prev = -1;
+  for (int i = 0; i < 300; ++i) {
+    const int p = cut.body(BodyKind::particle, Vec3(10.0 + 0.1 * (i + 1), 0.001 * (i % 3), 0.0), 0.0, 1.0);
+    cut.add(DistanceDef{.anchor_a = prev < 0 ? Vec3(10.0, 0.0, 0.0) : Vec3::Zero()}, prev, p);
+    prev = p;
+  }
+  scenes.push_back({"cut", cut});
+  for (const auto& [name, s] : scenes) {
+    SCOPED_TRACE(name);
+    Scene two_threads = s;
+    two_threads.m.settings.threads = 2;
+    const Outcome one = project(s, true);
+    const Outcome two = project(two_threads, true);
+    EXPECT_TRUE(one.sweep);
+    EXPECT_FALSE(one.parts);
+    EXPECT_TRUE(two.parts);
+    EXPECT_GT(two.projection.iterations, 1);
+    EXPECT_LT(two.projection.error, s.m.settings.projection_tolerance);
+    expect_same_bits(one, two);
+  }
+  Scene once = cut;
+  once.m.settings.projection_max_iterations = 1;
+  once.m.settings.threads = 2;
+  const double moved = std::abs(project(once, true).q[1] - cut.d.q[1]);
+  EXPECT_GT(moved, 1.0);  // the cut taken (the full step is 10)
+  EXPECT_LT(moved, 5.0);
 }
 
 // A bar pinned to the world, three children on its end (one welded, one
@@ -486,9 +534,9 @@ TEST(GeneralProjection, BacksOffTheFirstReuseTryWhileItFails) {
 }
 
 // Bit-identical runs for a given thread count on the tree path: two runs of
-// a falling chain of bars with a motor and a rope (or of particles on rods
-// and a rope), and a saved world restored and continued, give the same
-// state hashes.
+// a falling chain of bars with a motor and a rope (or of 300 particles on
+// rods and a rope: on two threads in the elimination's parts), and a saved
+// world restored and continued, give the same state hashes.
 TEST(TreeProjection, RunsAreBitIdenticalForEachThreadCount) {
   for (int threads : {1, 2})
     for (bool rods : {false, true}) {
@@ -499,7 +547,8 @@ TEST(TreeProjection, RunsAreBitIdenticalForEachThreadCount) {
         s.threads = threads;
         World w = World::create(s).value();
         BodyId prev{};
-        for (int i = 0; i < 40; ++i) {
+        const int links = rods ? 300 : 40;
+        for (int i = 0; i < links; ++i) {
           if (rods) {
             const BodyId p = w.add_body({.position = Vec3(0.1 * (i + 1), 0, 0), .mass = 0.1}).value();
             w.add_constraint(DistanceDef{.a = prev, .b = p}).value();
@@ -513,7 +562,7 @@ TEST(TreeProjection, RunsAreBitIdenticalForEachThreadCount) {
           if (i == 1) w.add_constraint(MotorDef{.a = prev, .b = link, .speed = 2.0, .max_force = 5.0}).value();
           prev = link;
         }
-        const BodyId bob = w.add_body({.position = Vec3(4.0, -0.5, 0), .mass = 0.5}).value();
+        const BodyId bob = w.add_body({.position = Vec3(0.1 * links, -0.5, 0), .mass = 0.5}).value();
         w.add_constraint(RopeDef{.a = prev, .b = bob, .anchor_a = Vec3(rods ? 0.0 : 0.05, 0, 0), .max_length = 0.6}).value();
         return w;
       };

@@ -27,6 +27,10 @@ bool TreeElimination::analyse(const std::vector<Body>& bodies, const std::vector
   products_.clear();
   spans_.clear();
   links_.clear();
+  planned_for_ = 0;
+  part_items_.clear();
+  top_items_.clear();
+  body_part_.clear();
   const int nb = static_cast<int>(bodies.size());
 
   // The pairs of bodies joined by constraints (several constraints on one
@@ -234,37 +238,159 @@ void TreeElimination::order_chains() {
   }
 }
 
+bool TreeElimination::plan_parts(int threads, double least_work) {
+  if (threads == planned_for_ && least_work == planned_work_) return parts() > 1;
+  planned_for_ = threads;
+  planned_work_ = least_work;
+  for (int parts = threads; parts >= 2; --parts)
+    if (split(parts, least_work)) return true;
+  return false;
+}
+
+bool TreeElimination::split(int parts, double least_work) {
+  part_items_.clear();
+  top_items_.clear();
+  body_part_.assign(bodies_.size(), -1);
+  // Units: a chain (its links go together) or one other front; each
+  // unit's parent, and its own work (a front's products, its elimination
+  // and one for the visit: 6 a link).
+  const std::size_t nf = fronts_.size();
+  std::vector<int> unit_of(nf), parent_front(nf, -1);
+  for (std::size_t f = 0; f < nf; ++f)
+    for (int x = fronts_[f].children; x < fronts_[f].children + fronts_[f].child_count; ++x)
+      parent_front[static_cast<std::size_t>(children_[static_cast<std::size_t>(x)].node)] = static_cast<int>(f);
+  struct Unit {
+    int span, first, count;
+    double cost, subtree;
+    int parent;
+  };
+  std::vector<Unit> units;
+  for (std::size_t i = 0; i < spans_.size(); ++i) {
+    const Span& s = spans_[i];
+    const int count = s.chain ? s.count : 1;
+    for (int f = s.first; f < s.first + s.count; f += count) {
+      double cost = 0.0;
+      for (int g = f; g < f + count; ++g) {
+        const Front& front = fronts_[static_cast<std::size_t>(g)];
+        cost += front.product_count + front.size * front.pivots + 1;
+        unit_of[static_cast<std::size_t>(g)] = static_cast<int>(units.size());
+      }
+      units.push_back({static_cast<int>(i), f, count, cost, 0.0, -1});
+    }
+  }
+  double total = 0.0;
+  for (Unit& u : units) {  // children before parents
+    const int up = parent_front[static_cast<std::size_t>(u.first + u.count - 1)];
+    u.parent = up < 0 ? -1 : unit_of[static_cast<std::size_t>(up)];
+    u.subtree += u.cost;
+    total += u.cost;
+    if (u.parent >= 0) units[static_cast<std::size_t>(u.parent)].subtree += u.subtree;
+  }
+  if (total < least_work) return false;
+  std::vector<std::vector<int>> children(units.size());
+  std::vector<int> roots;
+  for (std::size_t u = 0; u < units.size(); ++u)
+    (units[u].parent < 0 ? roots : children[static_cast<std::size_t>(units[u].parent)]).push_back(static_cast<int>(u));
+  // The subtrees under a top of their ancestors, dealt to the parts by
+  // their work (the largest first, each to the lightest part); the top
+  // takes the largest subtree's root until the parts balance.
+  std::vector<char> top(units.size(), 0);
+  std::vector<int> dealt(units.size(), -1);
+  double top_cost = 0.0;
+  for (;;) {
+    std::sort(roots.begin(), roots.end(), [&](int a, int b) {
+      const double wa = units[static_cast<std::size_t>(a)].subtree, wb = units[static_cast<std::size_t>(b)].subtree;
+      return wa > wb || (wa == wb && a < b);
+    });
+    std::vector<double> load(static_cast<std::size_t>(parts), 0.0);
+    for (int r : roots) {
+      const auto lightest = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+      load[lightest] += units[static_cast<std::size_t>(r)].subtree;
+      dealt[static_cast<std::size_t>(r)] = static_cast<int>(lightest);
+    }
+    if (*std::max_element(load.begin(), load.end()) <= kBalance * (total - top_cost) / parts) break;
+    const int grow = roots.front();
+    top_cost += units[static_cast<std::size_t>(grow)].cost;
+    if (children[static_cast<std::size_t>(grow)].empty() || top_cost > kTopShare * total) return false;
+    top[static_cast<std::size_t>(grow)] = 1;
+    roots.erase(roots.begin());
+    roots.insert(roots.end(), children[static_cast<std::size_t>(grow)].begin(), children[static_cast<std::size_t>(grow)].end());
+  }
+  // Each unit's part: its subtree root's (parents before children), and
+  // the runs of a span's fronts in one part, in the fronts' order.
+  std::vector<int> part(units.size(), -1);
+  for (std::size_t u = units.size(); u-- > 0;) {
+    if (top[u]) continue;
+    const int up = units[u].parent;
+    part[u] = up >= 0 && !top[static_cast<std::size_t>(up)] ? part[static_cast<std::size_t>(up)] : dealt[u];
+  }
+  part_items_.assign(static_cast<std::size_t>(parts), {});
+  part_dependent_.assign(static_cast<std::size_t>(parts), 0);
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    const Unit& unit = units[u];
+    std::vector<Item>& items = part[u] < 0 ? top_items_ : part_items_[static_cast<std::size_t>(part[u])];
+    if (!items.empty() && items.back().span == unit.span && !spans_[static_cast<std::size_t>(unit.span)].chain &&
+        items.back().first + items.back().count == unit.first) {
+      items.back().count += unit.count;
+    } else {
+      items.push_back({unit.span, unit.first, unit.count});
+    }
+    for (int f = unit.first; f < unit.first + unit.count; ++f)
+      body_part_[static_cast<std::size_t>(fronts_[static_cast<std::size_t>(f)].body)] = part[u];
+  }
+  return true;
+}
+
 void TreeElimination::factor(const double* J, const double* w, const char* skip, const double* diag, double* y,
                              double dependent_pivot) {
-  dependent_ = 0;
-  dependent_pivot_ = dependent_pivot;
-  for (const Span& s : spans_) {
-    const Front* f = fronts_.data() + s.first;
-    if (s.chain) {
-      factor_chain(s, J, w, skip, diag, y);
-      continue;
-    }
-    for (const Front* end = f + s.count; f != end; ++f) {
-      // Most other fronts of a tree are tiny: their shape as constants lets
-      // the compiler unroll every loop.
-      switch (f->size * 8 + f->pivots) {
-        case 1 * 8 + 0: factor_front<1, 0>(*f, J, w, skip, diag, y); break;
-        case 1 * 8 + 1: factor_front<1, 1>(*f, J, w, skip, diag, y); break;
-        case 2 * 8 + 0: factor_front<2, 0>(*f, J, w, skip, diag, y); break;
-        case 2 * 8 + 2: factor_front<2, 2>(*f, J, w, skip, diag, y); break;
-        case 3 * 8 + 1: factor_front<3, 1>(*f, J, w, skip, diag, y); break;
-        case 3 * 8 + 2: factor_front<3, 2>(*f, J, w, skip, diag, y); break;
-        case 3 * 8 + 3: factor_front<3, 3>(*f, J, w, skip, diag, y); break;
-        case 4 * 8 + 2: factor_front<4, 2>(*f, J, w, skip, diag, y); break;
-        case 4 * 8 + 4: factor_front<4, 4>(*f, J, w, skip, diag, y); break;
-        default: factor_front<0, 0>(*f, J, w, skip, diag, y);
-      }
+  Pivots pivots{dependent_pivot};
+  for (std::size_t i = 0; i < spans_.size(); ++i)
+    factor_item({static_cast<int>(i), spans_[i].first, spans_[i].count}, J, w, skip, diag, y, pivots);
+  dependent_ = pivots.dependent;
+}
+
+void TreeElimination::factor_part(int part, const double* J, const double* w, const char* skip, const double* diag, double* y,
+                                  double dependent_pivot) {
+  Pivots pivots{dependent_pivot};
+  for (const Item& item : part_items_[static_cast<std::size_t>(part)]) factor_item(item, J, w, skip, diag, y, pivots);
+  part_dependent_[static_cast<std::size_t>(part)] = pivots.dependent;
+}
+
+void TreeElimination::factor_top(const double* J, const double* w, const char* skip, const double* diag, double* y,
+                                 double dependent_pivot) {
+  Pivots pivots{dependent_pivot};
+  for (const Item& item : top_items_) factor_item(item, J, w, skip, diag, y, pivots);
+  dependent_ = pivots.dependent;
+  for (int d : part_dependent_) dependent_ += d;
+}
+
+void TreeElimination::factor_item(const Item& item, const double* J, const double* w, const char* skip, const double* diag,
+                                  double* y, Pivots& pivots) {
+  const Span& s = spans_[static_cast<std::size_t>(item.span)];
+  if (s.chain) {
+    factor_chain(s, J, w, skip, diag, y, pivots);
+    return;
+  }
+  for (const Front *f = fronts_.data() + item.first, *end = f + item.count; f != end; ++f) {
+    // Most other fronts of a tree are tiny: their shape as constants lets
+    // the compiler unroll every loop.
+    switch (f->size * 8 + f->pivots) {
+      case 1 * 8 + 0: factor_front<1, 0>(*f, J, w, skip, diag, y, pivots); break;
+      case 1 * 8 + 1: factor_front<1, 1>(*f, J, w, skip, diag, y, pivots); break;
+      case 2 * 8 + 0: factor_front<2, 0>(*f, J, w, skip, diag, y, pivots); break;
+      case 2 * 8 + 2: factor_front<2, 2>(*f, J, w, skip, diag, y, pivots); break;
+      case 3 * 8 + 1: factor_front<3, 1>(*f, J, w, skip, diag, y, pivots); break;
+      case 3 * 8 + 2: factor_front<3, 2>(*f, J, w, skip, diag, y, pivots); break;
+      case 3 * 8 + 3: factor_front<3, 3>(*f, J, w, skip, diag, y, pivots); break;
+      case 4 * 8 + 2: factor_front<4, 2>(*f, J, w, skip, diag, y, pivots); break;
+      case 4 * 8 + 4: factor_front<4, 4>(*f, J, w, skip, diag, y, pivots); break;
+      default: factor_front<0, 0>(*f, J, w, skip, diag, y, pivots);
     }
   }
 }
 
 void TreeElimination::factor_chain(const Span& s, const double* J, const double* w, const char* skip, const double* diag,
-                                   double* y) {
+                                   double* y, Pivots& pivots) {
   // The chain's K is tridiagonal: link k's pivot row has A_k = k0_k + k2_{k−1}
   // on the diagonal (its products through this body and the one before) and
   // b_k = k1_{k−1} beside it; LDLᵀ's pivots are d_k = A_k − b_k² / d_{k−1}.
@@ -319,8 +445,8 @@ void TreeElimination::factor_chain(const Span& s, const double* J, const double*
     const double d = (a - 2.0 * cg) + cg * g * d1;
     const double y1 = y[rows[1]];
     carry = k[2];
-    if (skip[rows[0]] || !(d > dependent_pivot_ * diag[rows[0]])) {
-      if (!skip[rows[0]]) ++dependent_;
+    if (skip[rows[0]] || !(d > pivots.threshold * diag[rows[0]])) {
+      if (!skip[rows[0]]) ++pivots.dependent;
       panel[0] = panel[1] = 0.0;
       y[rows[0]] = 0.0;
       yc = y1;
@@ -351,7 +477,7 @@ void TreeElimination::factor_chain(const Span& s, const double* J, const double*
 
 template <int N, int P>
 void TreeElimination::factor_front(const Front& f, const double* J, const double* w, const char* skip,
-                                   const double* diag, double* y) {
+                                   const double* diag, double* y, Pivots& pivots) {
   const int n = N > 0 ? N : f.size, p = N > 0 ? P : f.pivots;
   double F[N > 0 ? N * N : kMaxFront * kMaxFront];  // column-major; the lower triangle is used
   std::fill(F, F + n * n, 0.0);
@@ -386,8 +512,8 @@ void TreeElimination::factor_front(const Front& f, const double* J, const double
     double* col = F + c * n;
     const int row = rows[c];
     const double d = col[c];
-    if (skip[row] || !(d > dependent_pivot_ * diag[row])) {
-      if (!skip[row]) ++dependent_;
+    if (skip[row] || !(d > pivots.threshold * diag[row])) {
+      if (!skip[row]) ++pivots.dependent;
       for (int r = c; r < n; ++r) col[r] = 0.0;
       yf[c] = 0.0;
       continue;
@@ -417,23 +543,42 @@ void TreeElimination::factor_front(const Front& f, const double* J, const double
 }
 
 void TreeElimination::back_substitute(double* y) const {
-  for (auto s = spans_.rbegin(); s != spans_.rend(); ++s) {
-    const Front* first = fronts_.data() + s->first;
-    if (s->chain) {
-      if (s->partner >= 0) {
-        back_chains(*s, spans_[static_cast<std::size_t>(s->partner)], y);
-      } else if (!s->partnered) {
-        back_chain(*s, y);
+  for (std::size_t i = spans_.size(); i-- > 0;) {
+    const Span& s = spans_[i];
+    if (s.chain) {
+      if (s.partner >= 0) {
+        back_chains(s, spans_[static_cast<std::size_t>(s.partner)], y);
+      } else if (!s.partnered) {
+        back_chain(s, y);
       }
       continue;
     }
-    for (const Front* f = first + s->count; f-- != first;) {
-      switch (f->size * 8 + f->pivots) {  // as factor's
-        case 1 * 8 + 0: case 2 * 8 + 0: break;  // no pivots
-        case 1 * 8 + 1: back_front<1, 1>(*f, y); break;
-        case 2 * 8 + 2: back_front<2, 2>(*f, y); break;
-        default: back_front<0, 0>(*f, y);
-      }
+    back_item({static_cast<int>(i), s.first, s.count}, y);
+  }
+}
+
+void TreeElimination::back_top(double* y) const {
+  for (auto item = top_items_.rbegin(); item != top_items_.rend(); ++item) back_item(*item, y);
+}
+
+void TreeElimination::back_part(int part, double* y) const {
+  const std::vector<Item>& items = part_items_[static_cast<std::size_t>(part)];
+  for (auto item = items.rbegin(); item != items.rend(); ++item) back_item(*item, y);
+}
+
+void TreeElimination::back_item(const Item& item, double* y) const {
+  const Span& s = spans_[static_cast<std::size_t>(item.span)];
+  if (s.chain) {
+    back_chain(s, y);
+    return;
+  }
+  const Front* first = fronts_.data() + item.first;
+  for (const Front* f = first + item.count; f-- != first;) {
+    switch (f->size * 8 + f->pivots) {  // as factor's
+      case 1 * 8 + 0: case 2 * 8 + 0: break;  // no pivots
+      case 1 * 8 + 1: back_front<1, 1>(*f, y); break;
+      case 2 * 8 + 2: back_front<2, 2>(*f, y); break;
+      default: back_front<0, 0>(*f, y);
     }
   }
 }

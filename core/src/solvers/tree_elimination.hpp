@@ -30,6 +30,9 @@ class TreeElimination {
   // Beyond this many rows a front is a dense clique (a hub body): the
   // general factorization's blocked kernels serve it better.
   static constexpr int kMaxFront = 24;
+  // plan_parts: the least work (a chain's link is 6) worth a second
+  // thread, the parts' imbalance allowed, the top's largest share.
+  static constexpr double kParallelWork = 1500.0, kBalance = 1.15, kTopShare = 0.1;
 
   struct Body {
     int offset = 0, dof = 0;  // its W (and q) range
@@ -56,6 +59,28 @@ class TreeElimination {
   // forward substitution factor fuses, then back_substitute; bit for bit
   // what factor and back_substitute give on the same K.
   void solve(double* y) const;
+  // Splits the fronts between as many of `threads` as balance (parts()):
+  // subtrees whose work balances within kBalance, dealt to the parts, under
+  // a top of their ancestors (at most kTopShare of the work) factored
+  // after them and back-substituted before. False (parts() 0) when the
+  // tree has less work than `least_work` or no split in two balances. Kept
+  // until the next analyse or another count.
+  bool plan_parts(int threads, double least_work = kParallelWork);
+  int parts() const { return static_cast<int>(part_items_.size()); }
+  // A body's part (−1: the top's, or no front).
+  int body_part(int body) const { return body_part_[static_cast<std::size_t>(body)]; }
+  // factor in parts: factor_part for every part (at once, in any order),
+  // then factor_top, which reads their updates. Each front reads its
+  // children's updates in the same order either way: the same bits as
+  // factor.
+  void factor_part(int part, const double* J, const double* w, const char* skip, const double* diag, double* y,
+                   double dependent_pivot);
+  void factor_top(const double* J, const double* w, const char* skip, const double* diag, double* y,
+                  double dependent_pivot);
+  // back_substitute in parts: the top's fronts, then each part's (which
+  // read only what the top and they themselves wrote), the same bits.
+  void back_top(double* y) const;
+  void back_part(int part, double* y) const;
   // Rows the last factor found dependent.
   int dependent_rows() const { return dependent_; }
 
@@ -100,14 +125,31 @@ class TreeElimination {
     int row0, row1;
     int panel;
   };
+  // A factorization's dependent-row test (a pivot below `threshold` of its
+  // row's diagonal), and the rows it found.
+  struct Pivots {
+    double threshold;
+    int dependent = 0;
+  };
+  // A run of one span's fronts (a chain's: all of them), as plan_parts
+  // gives the parts and the top theirs.
+  struct Item {
+    int span, first, count;
+  };
   // Makes each chain's fronts contiguous, in the place of its first, and
   // lists the spans and the links.
   void order_chains();
+  bool split(int parts, double least_work);  // plan_parts for `parts` parts
+  void factor_item(const Item& item, const double* J, const double* w, const char* skip, const double* diag, double* y,
+                   Pivots& pivots);
+  void back_item(const Item& item, double* y) const;
   // N, P: the front's size and pivots when the compiler may unroll for
   // them, 0: any.
   template <int N, int P>
-  void factor_front(const Front& f, const double* J, const double* w, const char* skip, const double* diag, double* y);
-  void factor_chain(const Span& s, const double* J, const double* w, const char* skip, const double* diag, double* y);
+  void factor_front(const Front& f, const double* J, const double* w, const char* skip, const double* diag, double* y,
+                    Pivots& pivots);
+  void factor_chain(const Span& s, const double* J, const double* w, const char* skip, const double* diag, double* y,
+                    Pivots& pivots);
   template <int N, int P>
   void forward_front(const Front& f, double* y) const;
   void forward_chain(const Span& s, double* y) const;
@@ -126,8 +168,13 @@ class TreeElimination {
   std::vector<int> front_rows_;
   std::vector<Product> products_;
   std::vector<double> panels_, updates_;
+  std::vector<std::vector<Item>> part_items_;  // per part (plan_parts), in the fronts' order
+  std::vector<Item> top_items_;
+  std::vector<int> body_part_;
+  std::vector<int> part_dependent_;  // the dependent rows each part's last factor_part found
+  int planned_for_ = 0;  // the part count and least work plan_parts last split for
+  double planned_work_ = 0.0;
   int dependent_ = 0;
-  double dependent_pivot_ = MultifrontalLdlt::kDependentPivot;  // of the factorization under way
 };
 
 }  // namespace linkage
