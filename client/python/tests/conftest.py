@@ -7,7 +7,6 @@ hand, on the package the build stages in build/client/python:
     LINKAGED=build/server/linkaged PYTHONPATH=build/client/python /usr/bin/python3 -m pytest -q client/python/tests
 """
 
-import ctypes
 import os
 import re
 import signal
@@ -22,11 +21,6 @@ import linkage
 REPO = Path(__file__).resolve().parents[3]
 
 
-def _die_with_parent():
-    # If pytest is killed (a CTest timeout), the server goes too.
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
 class Server:
     """linkaged on 127.0.0.1 with the port the kernel chose (--listen 127.0.0.1:0)."""
 
@@ -35,9 +29,13 @@ class Server:
         if not binary or not os.access(binary, os.X_OK):
             pytest.fail(f"LINKAGED must name the linkaged binary (got {binary!r})")
         self.log = log
+        # If pytest is killed (a CTest timeout), the server goes too: setpriv
+        # (util-linux) sets the parent-death signal and execs it. Not a
+        # preexec_fn: that makes Python fork and run grpc's fork handlers with
+        # its threads live, which crashed pytest now and then.
         with open(log, "wb") as out:
-            self.process = subprocess.Popen([binary, "--listen", "127.0.0.1:0", *args], stdout=out,
-                                            stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+            self.process = subprocess.Popen(["setpriv", "--pdeathsig", "TERM", binary, "--listen", "127.0.0.1:0", *args],
+                                            stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 15
         while True:
             match = re.search(r"\(port (\d+)\)", log.read_text(errors="replace"))
