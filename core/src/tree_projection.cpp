@@ -757,7 +757,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
   // On more than one thread a sweep model whose fronts split goes in parts
   // (iterate_in_parts); no bound binds there.
   const Parallel threads = parallel(m, ws);
-  bool in_parts = tp.sweep && !tp.bounded && threads.threads && tp.elimination.plan_parts(threads.count, tp.parallel_work);
+  bool in_parts = tp.sweep && !tp.bounded && threads.threads && tp.elimination.plan_parts(threads.count);
   const int parts = tp.elimination.parts();
   if (in_parts && std::abs(tp.parts_for) != parts) tp.parts_for = schedule_parts(tp, dof) ? parts : -parts;
   in_parts = in_parts && tp.parts_for == parts;

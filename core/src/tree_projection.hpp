@@ -31,7 +31,6 @@ struct ProjectionOutcome;
 // continues bit-identically with or without it.
 struct TreeProjection {
   bool enabled = true;  // false: every solve takes the general path (the tests compare the two)
-  double parallel_work = TreeElimination::kParallelWork;  // the least work split between threads (the tests split less)
 
   struct End {
     int body = -1;          // dense body index; −1: the world

@@ -475,6 +475,8 @@ TEST(TreeEliminationParts, FactorAndSolveInPartsAsAWhole) {
   EXPECT_EQ(split.dependent_rows(), 1);
   back(y, true);
   EXPECT_EQ(std::memcmp(y.data(), expected.data(), rows * sizeof(double)), 0);
+  EXPECT_FALSE(split.plan_parts(1));  // one thread again: no parts
+  EXPECT_EQ(split.parts(), 0);
 }
 
 }  // namespace

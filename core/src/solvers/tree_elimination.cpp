@@ -238,19 +238,18 @@ void TreeElimination::order_chains() {
   }
 }
 
-bool TreeElimination::plan_parts(int threads, double least_work) {
-  if (threads == planned_for_ && least_work == planned_work_) return parts() > 1;
+bool TreeElimination::plan_parts(int threads) {
+  if (threads == planned_for_) return parts() > 1;
   planned_for_ = threads;
-  planned_work_ = least_work;
-  for (int parts = threads; parts >= 2; --parts)
-    if (split(parts, least_work)) return true;
-  return false;
-}
-
-bool TreeElimination::split(int parts, double least_work) {
   part_items_.clear();
   top_items_.clear();
   body_part_.assign(bodies_.size(), -1);
+  for (int parts = threads; parts >= 2; --parts)
+    if (split(parts)) return true;
+  return false;
+}
+
+bool TreeElimination::split(int parts) {
   // Units: a chain (its links go together) or one other front; each
   // unit's parent, and its own work (a front's products, its elimination
   // and one for the visit: 6 a link).
@@ -286,7 +285,7 @@ bool TreeElimination::split(int parts, double least_work) {
     total += u.cost;
     if (u.parent >= 0) units[static_cast<std::size_t>(u.parent)].subtree += u.subtree;
   }
-  if (total < least_work) return false;
+  if (total < kParallelWork) return false;
   std::vector<std::vector<int>> children(units.size());
   std::vector<int> roots;
   for (std::size_t u = 0; u < units.size(); ++u)

@@ -63,9 +63,9 @@ class TreeElimination {
   // subtrees whose work balances within kBalance, dealt to the parts, under
   // a top of their ancestors (at most kTopShare of the work) factored
   // after them and back-substituted before. False (parts() 0) when the
-  // tree has less work than `least_work` or no split in two balances. Kept
-  // until the next analyse or another count.
-  bool plan_parts(int threads, double least_work = kParallelWork);
+  // tree has less work than kParallelWork or no split in two balances.
+  // Kept until the next analyse or another count.
+  bool plan_parts(int threads);
   int parts() const { return static_cast<int>(part_items_.size()); }
   // A body's part (−1: the top's, or no front).
   int body_part(int body) const { return body_part_[static_cast<std::size_t>(body)]; }
@@ -139,7 +139,7 @@ class TreeElimination {
   // Makes each chain's fronts contiguous, in the place of its first, and
   // lists the spans and the links.
   void order_chains();
-  bool split(int parts, double least_work);  // plan_parts for `parts` parts
+  bool split(int parts);  // plan_parts for `parts` parts
   void factor_item(const Item& item, const double* J, const double* w, const char* skip, const double* diag, double* y,
                    Pivots& pivots);
   void back_item(const Item& item, double* y) const;
@@ -172,8 +172,7 @@ class TreeElimination {
   std::vector<Item> top_items_;
   std::vector<int> body_part_;
   std::vector<int> part_dependent_;  // the dependent rows each part's last factor_part found
-  int planned_for_ = 0;  // the part count and least work plan_parts last split for
-  double planned_work_ = 0.0;
+  int planned_for_ = 0;  // the thread count plan_parts last split for
   int dependent_ = 0;
 };
 
