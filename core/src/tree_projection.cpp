@@ -408,6 +408,16 @@ std::pair<double, double> evaluate(const WorldModel& m, const WorldData& d, cons
   return errors(tp);
 }
 
+// A projection iteration's solve as the direct solver counts it: one
+// factorization and one solve, the rows found dependent.
+void count_solve(Workspace& ws, const TreeProjection& tp, SolveStats& stats) {
+  stats.iterations = 1;
+  stats.residual = std::numeric_limits<double>::quiet_NaN();  // Newton's progress is |C|
+  stats.rank_deficiency = tp.elimination.dependent_rows();
+  ++ws.direct.factorizations;
+  ++ws.direct.solves;
+}
+
 // μ with K μ = −C over the rows not held, into tp.y from the right-hand
 // side the evaluation left in tp.rhs (the two swap: the next evaluation
 // writes its right-hand side beside μ, which a cut step's forces still
@@ -420,11 +430,7 @@ bool solve(Workspace& ws, TreeProjection& tp, bool strict, SolveStats& stats) {
   tp.elimination.factor(tp.J.data(), ws.w.data(), tp.held.data(), tp.diag.data(), tp.y.data(),
                         MultifrontalLdlt::dependent_pivot(strict));
   tp.elimination.back_substitute(tp.y.data());
-  stats.iterations = 1;
-  stats.residual = std::numeric_limits<double>::quiet_NaN();  // Newton's progress is |C|
-  stats.rank_deficiency = tp.elimination.dependent_rows();
-  ++ws.direct.factorizations;
-  ++ws.direct.solves;
+  count_solve(ws, tp, stats);
   if (!tp.bounded) return true;
   for (std::size_t i = 0; i < nr; ++i)
     if (!tp.held[i] && std::clamp(tp.y[i], tp.lo[i], tp.hi[i]) != tp.y[i]) return false;
@@ -691,11 +697,7 @@ std::pair<double, double> iterate_in_parts(Workspace& ws, TreeProjection& tp, do
     });
   e.factor_top(tp.J.data(), ws.w.data(), tp.held.data(), tp.diag.data(), tp.y.data(), pivot);
   e.back_top(tp.y.data());
-  stats.iterations = 1;
-  stats.residual = std::numeric_limits<double>::quiet_NaN();  // Newton's progress is |C|
-  stats.rank_deficiency = e.dependent_rows();
-  ++ws.direct.factorizations;
-  ++ws.direct.solves;
+  count_solve(ws, tp, stats);
   std::vector<std::pair<double, double>> errors(static_cast<std::size_t>(parts) + 1);
   step_idle(tp, q);
   step_particles(ws, tp, force, q, tp.parts.back().particles);
@@ -757,7 +759,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
   // On more than one thread a sweep model whose fronts split goes in parts
   // (iterate_in_parts); no bound binds there.
   const Parallel threads = parallel(m, ws);
-  bool in_parts = tp.sweep && !tp.bounded && threads.threads && tp.elimination.plan_parts(threads.count);
+  bool in_parts = tp.sweep && !tp.bounded && tp.elimination.plan_parts(threads.count);
   const int parts = tp.elimination.parts();
   if (in_parts && std::abs(tp.parts_for) != parts) tp.parts_for = schedule_parts(tp, dof) ? parts : -parts;
   in_parts = in_parts && tp.parts_for == parts;
