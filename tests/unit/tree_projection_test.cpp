@@ -211,6 +211,23 @@ TEST(TreeProjection, TakesRodsBetweenParticlesAlikeInEachLoop) {
     expect_same_bits(sweep, none);
   }
   EXPECT_LT(project(scenes.front().second, true).constraints.back().lambda[0], 0.0);  // the rope pulls
+
+  // The chain with a slack rope (held from the first evaluation) and a rod
+  // to a kinematic particle (an end that does not move: no share of K, and
+  // a reaction to report, so no sweep): the short loops and any node's.
+  Scene held = chain;
+  const int slack = held.body(BodyKind::particle, Vec3(0.5, -0.3, 0.0), 0.0, 1.5);
+  held.add(RopeDef{.max_length = 1.0}, 3, slack);
+  const int kinematic = held.body(BodyKind::particle, Vec3(1.0, 0.5, 0.0), 0.0, 1.0, Motion::kinematic);
+  held.add(DistanceDef{}, 9, kinematic);
+  held.d.q[held.m.bodies[static_cast<std::size_t>(kinematic)].offset] += 0.01;  // that rod stretched
+  const Outcome short_loops = project(held, true, Loops::short_loops);
+  EXPECT_TRUE(short_loops.tree);
+  EXPECT_FALSE(short_loops.sweep);
+  EXPECT_LT(short_loops.projection.error, held.m.settings.projection_tolerance);
+  EXPECT_EQ(short_loops.constraints[held.m.constraints.size() - 2].lambda[0], 0.0);  // the slack rope
+  EXPECT_NE(short_loops.constraints.back().on_b.force, Vec3::Zero());  // the kinematic end's reaction
+  expect_same_bits(short_loops, project(held, true, Loops::none));
 }
 
 // On two threads a sweep model whose elimination splits takes its
