@@ -14,6 +14,7 @@
 #include "constraints/parts.hpp"
 #include "constraints/rows_2d.hpp"
 #include "dynamics.hpp"
+#include "tree_solve.hpp"
 
 namespace linkage {
 
@@ -331,9 +332,11 @@ void evaluate_rows(const WorldModel& m, WorldData& d, Workspace& ws, double t, c
     return;
   }
   if (ws.rows_v.size() == v.size() && ws.rows_v == v) return;
-  Eigen::VectorXd dv = v - ws.rows_v, jdv;
-  ws.J.multiply(dv, jdv, parallel(m, ws));
-  ws.Cdot += jdv;
+  if (!move_rates_on_tree(m, ws, v)) {
+    Eigen::VectorXd dv = v - ws.rows_v, jdv;
+    ws.J.multiply(dv, jdv, parallel(m, ws));
+    ws.Cdot += jdv;
+  }
   ws.rows_v = v;
 }
 
@@ -422,13 +425,15 @@ int prepare_system(const WorldModel& m, Workspace& ws, const BlockJacobian& J) {
   std::vector<int> held(static_cast<std::size_t>(std::max(m.settings.threads, 1)), 0);  // per part
   parallel(m, ws).for_parts(nr < kParallelRows ? 1 : nr, [&](int p, int parts) {
     const auto [first, last] = split(nr, parts, p);
+    int count = 0;  // in a register: a count in the shared vector made each row wait on the last's store
     for (int i = first; i < last; ++i) {
       const bool none = !(ws.diag[i] > 0.0);  // the row moves nothing
       ws.held[static_cast<std::size_t>(i)] = none;
       ws.reg[i] = none ? 1.0 : relative * ws.diag[i];
       ws.fixed[i] = 0.0;
-      held[static_cast<std::size_t>(p)] += none;
+      count += none;
     }
+    held[static_cast<std::size_t>(p)] = count;
   });
   comply_contact_rows(ws);
   return std::accumulate(held.begin(), held.end(), 0);

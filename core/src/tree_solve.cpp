@@ -152,12 +152,18 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats
   const std::size_t nr = tp.y.size();
   if (static_cast<std::size_t>(ws.J.rows()) != nr || ws.J.groups().size() != m.constraints.size()) return false;
   if (ws.fixed.size() == ws.rhs.size() && ws.fixed.any()) return false;
+  // The right-hand side into tp.y as the rows are checked (scratch until
+  // the solve: nothing changes where the tree path does not apply).
   bool bounded = false;
   for (std::size_t i = 0; i < nr; ++i) {
-    if (ws.held[i]) continue;
     const int r = static_cast<int>(i);
+    if (ws.held[i]) {
+      tp.y[i] = 0.0;
+      continue;
+    }
     if (!tp.in_tree[i] || ws.reg[r] != 0.0) return false;
     bounded = bounded || std::isfinite(ws.lo[r]) || std::isfinite(ws.hi[r]);
+    tp.y[i] = ws.rhs[r];
   }
 
   // An unchanged K (the same J, W and held rows) is solved with the
@@ -165,7 +171,6 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats
   const BlockJacobian& J = ws.J;
   const bool same = tp.factored && J.values_stamp() == tp.factored_values && ws.w_model == tp.factored_w &&
                     tp.factored_held == ws.held;
-  for (std::size_t i = 0; i < nr; ++i) tp.y[i] = ws.held[i] ? 0.0 : ws.rhs[static_cast<int>(i)];
   if (same) {
     tp.elimination.solve(tp.y.data());
   } else {
@@ -225,9 +230,13 @@ void w_jt_on_tree(const WorldModel& m, Workspace& ws, Eigen::VectorXd& out) {
       const int o = n.offset[e];
       if (o < 0) continue;
       const double* v = jv + n.values[e];
+      if (planar) {  // a particle's two DOF as one SSE2 pair: the same operation on each
+        _mm_storeu_pd(y + o, _mm_add_pd(_mm_loadu_pd(y + o), _mm_mul_pd(_mm_loadu_pd(v), _mm_set1_pd(l))));
+        continue;
+      }
       y[o] += v[0] * l;
       y[o + 1] += v[1] * l;
-      if (!planar) y[o + 2] += v[2] * l;
+      y[o + 2] += v[2] * l;
     }
   }
   out.array() *= ws.w.array();
@@ -251,11 +260,41 @@ void constraint_forces_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
       if (n.offset[e] < 0) continue;
       const double* v = jv + n.values[e];
       double* f = forces + 3 * n.block[e];
+      if (planar) {  // as w_jt_on_tree
+        _mm_storeu_pd(f, _mm_add_pd(_mm_loadu_pd(f), _mm_mul_pd(_mm_loadu_pd(v), _mm_set1_pd(l))));
+        continue;
+      }
       f[0] += v[0] * l;
       f[1] += v[1] * l;
-      if (!planar) f[2] += v[2] * l;
+      f[2] += v[2] * l;
     }
   }
+}
+
+bool move_rates_on_tree(const WorldModel& m, Workspace& ws, const Eigen::VectorXd& v) {
+  const TreeProjection& tp = ws.tree;
+  if (!rods_hold_j(m, ws) || ws.J.rows() != static_cast<int>(tp.C.size()) || ws.Cdot.size() != ws.J.rows() ||
+      ws.rows_v.size() != v.size())
+    return false;
+  // group_sums' row sums: from 0, each moving end's block's terms added
+  // in its order (RowDot), then Ċ += the sum.
+  const bool planar = m.settings.dimension == 2;  // every particle's block: 2 values, else 3
+  const double* jv = tp.J.data();
+  const double* x = v.data();
+  const double* from = ws.rows_v.data();
+  double* cdot = ws.Cdot.data();
+  for (const TreeProjection::Rod& n : tp.rods) {
+    double sum = 0.0;
+    for (int e = 0; e < 2; ++e) {
+      const int o = n.offset[e];
+      if (o < 0) continue;
+      const double* j = jv + n.values[e];
+      if (planar) sum += j[0] * (x[o] - from[o]) + j[1] * (x[o + 1] - from[o + 1]);
+      else sum += j[0] * (x[o] - from[o]) + j[1] * (x[o + 1] - from[o + 1]) + j[2] * (x[o + 2] - from[o + 2]);
+    }
+    cdot[n.row] += sum;
+  }
+  return true;
 }
 
 bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, double t) {
@@ -302,7 +341,11 @@ bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, doub
         const int o = n.offset[e];
         if (o < 0) continue;
         const double* j = tp.J.data() + n.values[e];
-        for (int x = 0; x < n.dof; ++x) cdot += j[x] * v[o + x];  // a fixed or kinematic end too
+        // A fixed or kinematic end too; written out for a particle's two or
+        // three DOF (a loop of run-time length took a third of this pass).
+        cdot += j[0] * v[o];
+        cdot += j[1] * v[o + 1];
+        if (n.dof == 3) cdot += j[2] * v[o + 2];
         const int to = blocks[2 * i + static_cast<std::size_t>(e)];
         if (to < 0) continue;
         copy_block(j, n.dof, values + to);

@@ -36,6 +36,13 @@ void w_jt_on_tree(const WorldModel& m, Workspace& ws, Eigen::VectorXd& out);
 // the compact Rods where w_jt_on_tree takes them.
 void constraint_forces_on_tree(const WorldModel& m, WorldData& d, Workspace& ws, double factor, double t);
 
+// Ċ += J (v − ws.rows_v) for the workspace's J and rows, as evaluate_rows
+// moves its rows' Ċ to a new velocity through BlockJacobian::multiply (the
+// same sums in the same order), in one pass over the compact Rods where
+// w_jt_on_tree takes them and J holds the model's rows alone. False, with
+// nothing changed, where it does not apply.
+bool move_rates_on_tree(const WorldModel& m, Workspace& ws, const Eigen::VectorXd& v);
+
 // RATTLE's rows at (t, d.q, d.v) without the generic evaluation, for a
 // model of rods and ropes alone in the impulse family: C and J are the
 // tree projection's last evaluation's when it ended at d.q (its rods

@@ -694,9 +694,10 @@ TEST(TreeVelocitySolves, AgreeOnAChainOfParticles) {
 }
 
 // The velocity solves on a chain of particle rods through the Rods
-// (planar, every end moving: the residual, W Jᵀ λ and the constraint
-// forces in their short loops) and through any node (J's blocks): the same
-// bits in the residual, the velocities, λ and the reactions.
+// (planar, every end moving: the residual, W Jᵀ λ, the constraint forces
+// and the second velocity solve's Ċ, moved from RATTLE's velocity, in
+// their short loops) and through any node (J's blocks): the same bits in
+// the residual, the velocities, λ and the reactions.
 TEST(TreeVelocitySolves, MeasureTheResidualAlikeOnRods) {
   Scene s = chain_of_particles();
   randomize_velocities(s, 27);
