@@ -31,14 +31,23 @@ void evaluate(const PinDef& c, const BodyView& a, const BodyView& b, double, int
 
 namespace {
 
-// Rows (1, 0[, −s_y]) and (0, 1[, s_x]) of J_p, times `sign`.
+// Rows (1, 0[, −s_y]) and (0, 1[, s_x]) of J_p, times `sign`, each value
+// stored in its place: built as an array and copied, the compiler stored
+// it in halves and loaded it whole, a failed store forwarding a load (a
+// sixth of joint_grid's step was this function).
 void write_block(double* out, const BodyView& b, const End2d& e, double sign) {
   if (b.rigid) {
-    const double block[6] = {sign, 0.0, sign * -e.s[1], 0.0, sign, sign * e.s[0]};
-    for (int i = 0; i < 6; ++i) out[i] = block[i];
+    out[0] = sign;
+    out[1] = 0.0;
+    out[2] = sign * -e.s[1];
+    out[3] = 0.0;
+    out[4] = sign;
+    out[5] = sign * e.s[0];
   } else {
-    const double block[4] = {sign, 0.0, 0.0, sign};
-    for (int i = 0; i < 4; ++i) out[i] = block[i];
+    out[0] = sign;
+    out[1] = 0.0;
+    out[2] = 0.0;
+    out[3] = sign;
   }
 }
 
