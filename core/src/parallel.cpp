@@ -103,13 +103,23 @@ void ThreadPool::run(int parts, const std::function<void(int)>& part) {
   job_ = nullptr;
 }
 
+void ThreadPool::wake() {
+  {
+    std::lock_guard lock(mutex_);
+    ++alerts_;
+  }
+  wake_.notify_all();  // no system call where no worker waits
+}
+
 void ThreadPool::work() {
   std::uint64_t seen = 0;
   for (;;) {
     auto posted = [&] { return generation_.load(std::memory_order_acquire) != seen; };
     if (!spin_until(posted)) {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || posted(); });
+      const std::uint32_t alerts = alerts_;
+      wake_.wait(lock, [&] { return stopping_ || posted() || alerts_ != alerts; });
+      if (!stopping_ && !posted()) continue;  // woken ahead of a job: spin for it
     }
     const std::function<void(int)>* job;
     int parts;
@@ -134,6 +144,10 @@ ThreadPool* Threads::get(int count) {
   if (count <= 1) return nullptr;
   if (!pool_ || pool_->threads() != count) pool_ = std::make_unique<ThreadPool>(count);
   return pool_.get();
+}
+
+void Threads::wake(int count) {
+  if (pool_ && pool_->threads() == count) pool_->wake();
 }
 
 int Threads::for_parts(int count, int useful, const std::function<void(int, int)>& part) {

@@ -36,6 +36,10 @@ class ThreadPool {
   // Calls part(p) for p in [0, parts), part 0 on the calling thread, and
   // returns when every part is done. parts ≤ threads().
   void run(int parts, const std::function<void(int)>& part);
+  // Wakes the workers that sleep, to wait for a job spinning: a job posted
+  // within their spin (kSpin) then starts without a wake-up through the
+  // kernel.
+  void wake();
 
  private:
   void work();
@@ -46,6 +50,7 @@ class ThreadPool {
   const std::function<void(int)>* job_ = nullptr;  // guarded by mutex_
   int parts_ = 0;                                   // guarded by mutex_
   bool stopping_ = false;                           // guarded by mutex_
+  std::uint32_t alerts_ = 0;                        // wake()'s calls; guarded by mutex_
   std::atomic<std::uint64_t> generation_{0};        // a new job was posted
   // The job's next unclaimed part, tagged with the job's generation (high
   // 32 bits) so that a worker waking late cannot claim a part of a later job.
@@ -73,6 +78,8 @@ class Threads {
 
   // The pool for `count` threads, or null for one (everything inline).
   ThreadPool* get(int count);
+  // The pool's wake(), where a pool for `count` threads was made.
+  void wake(int count);
   // Runs part(p) for p in [0, parts) where parts = min(count, useful), in
   // parallel when count > 1; returns the number of parts.
   int for_parts(int count, int useful, const std::function<void(int, int)>& part);

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "parallel.hpp"
@@ -21,4 +23,23 @@ TEST(ThreadPool, RunsEveryPartOnceAndReturnsWhenAllAreDone) {
       for (int p = 0; p < threads; ++p) ASSERT_EQ(runs[static_cast<std::size_t>(p)].load(), p < parts ? 1 : 0) << "job " << job;
     }
   }
+}
+
+// wake() rouses workers that sleep (here after a pause longer than their
+// spin) so that they wait for the next job spinning; the jobs after it,
+// and before it, run every part once, and a pool woken with no job to
+// come still stops.
+TEST(ThreadPool, WakesItsSleepingWorkersAheadOfAJob) {
+  ThreadPool pool(3);
+  std::vector<std::atomic<int>> runs(3);
+  for (int round = 0; round < 20; ++round) {
+    if (round % 4 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // longer than kSpin: they sleep
+    if (round % 2 == 0) pool.wake();
+    if (round % 3 == 0) pool.wake();  // twice in a row
+    for (auto& r : runs) r.store(0);
+    pool.run(3, [&](int p) { runs[static_cast<std::size_t>(p)].fetch_add(1); });
+    for (int p = 0; p < 3; ++p) ASSERT_EQ(runs[static_cast<std::size_t>(p)].load(), 1) << "round " << round;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  pool.wake();  // and the pool goes with its workers awake
 }
