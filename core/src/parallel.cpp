@@ -78,6 +78,7 @@ void ThreadPool::run(int parts, const std::function<void(int)>& part) {
     if (parts == 1) part(0);
     return;
   }
+  ran_.store(true, std::memory_order_relaxed);
   std::uint32_t generation;
   {
     std::lock_guard lock(mutex_);
@@ -103,12 +104,14 @@ void ThreadPool::run(int parts, const std::function<void(int)>& part) {
   job_ = nullptr;
 }
 
-void ThreadPool::wake() {
+bool ThreadPool::wake() {
+  if (!ran_.exchange(false, std::memory_order_relaxed)) return false;
   {
     std::lock_guard lock(mutex_);
     ++alerts_;
   }
   wake_.notify_all();  // no system call where no worker waits
+  return true;
 }
 
 void ThreadPool::work() {

@@ -38,8 +38,10 @@ class ThreadPool {
   void run(int parts, const std::function<void(int)>& part);
   // Wakes the workers that sleep, to wait for a job spinning: a job posted
   // within their spin (kSpin) then starts without a wake-up through the
-  // kernel.
-  void wake();
+  // kernel. Only where a job ran since the last wake() (a world whose steps
+  // stopped posting jobs does not keep its workers spinning); returns
+  // whether it woke them.
+  bool wake();
 
  private:
   void work();
@@ -56,6 +58,7 @@ class ThreadPool {
   // 32 bits) so that a worker waking late cannot claim a part of a later job.
   std::atomic<std::uint64_t> next_part_{0};
   std::atomic<int> pending_{0};                     // parts 1.. not yet done
+  std::atomic<bool> ran_{false};                    // a job ran since the last wake()
   bool claim(std::uint32_t generation, int parts, int& part);
 };
 

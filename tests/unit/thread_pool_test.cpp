@@ -26,20 +26,22 @@ TEST(ThreadPool, RunsEveryPartOnceAndReturnsWhenAllAreDone) {
 }
 
 // wake() rouses workers that sleep (here after a pause longer than their
-// spin) so that they wait for the next job spinning; the jobs after it,
-// and before it, run every part once, and a pool woken with no job to
-// come still stops.
+// spin) so that they wait for the next job spinning, where a job ran since
+// the last wake() (a pool no job used since is left asleep); the jobs
+// after it, and before it, run every part once, and a pool woken with no
+// job to come still stops.
 TEST(ThreadPool, WakesItsSleepingWorkersAheadOfAJob) {
   ThreadPool pool(3);
+  EXPECT_FALSE(pool.wake());  // no job yet
   std::vector<std::atomic<int>> runs(3);
   for (int round = 0; round < 20; ++round) {
     if (round % 4 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // longer than kSpin: they sleep
-    if (round % 2 == 0) pool.wake();
-    if (round % 3 == 0) pool.wake();  // twice in a row
+    if (round % 2 == 0) EXPECT_EQ(pool.wake(), round > 0) << "round " << round;
+    if (round % 6 == 0) EXPECT_FALSE(pool.wake()) << "round " << round;  // again, no job between
     for (auto& r : runs) r.store(0);
     pool.run(3, [&](int p) { runs[static_cast<std::size_t>(p)].fetch_add(1); });
     for (int p = 0; p < 3; ++p) ASSERT_EQ(runs[static_cast<std::size_t>(p)].load(), 1) << "round " << round;
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  pool.wake();  // and the pool goes with its workers awake
+  EXPECT_TRUE(pool.wake());  // and the pool goes with its workers awake
 }
