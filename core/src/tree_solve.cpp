@@ -30,6 +30,12 @@ inline void copy_block(const double* from, int n, double* to) {
   }
 }
 
+// to[0..1] += v[0..1] · l as one SSE2 pair: a 2D particle's two DOF, the
+// same operation on each as the scalar sums.
+inline void add_scaled_pair(double* to, const double* v, double l) {
+  _mm_storeu_pd(to, _mm_add_pd(_mm_loadu_pd(to), _mm_mul_pd(_mm_loadu_pd(v), _mm_set1_pd(l))));
+}
+
 // Where each node's blocks are in J (TreeProjection::JLayout::values) when
 // J's layout is the model's for the tree's nodes (one group a node, a block
 // per moving end, in order); null when it is not. A layout checked once is
@@ -230,8 +236,8 @@ void w_jt_on_tree(const WorldModel& m, Workspace& ws, Eigen::VectorXd& out) {
       const int o = n.offset[e];
       if (o < 0) continue;
       const double* v = jv + n.values[e];
-      if (planar) {  // a particle's two DOF as one SSE2 pair: the same operation on each
-        _mm_storeu_pd(y + o, _mm_add_pd(_mm_loadu_pd(y + o), _mm_mul_pd(_mm_loadu_pd(v), _mm_set1_pd(l))));
+      if (planar) {
+        add_scaled_pair(y + o, v, l);
         continue;
       }
       y[o] += v[0] * l;
@@ -260,8 +266,8 @@ void constraint_forces_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
       if (n.offset[e] < 0) continue;
       const double* v = jv + n.values[e];
       double* f = forces + 3 * n.block[e];
-      if (planar) {  // as w_jt_on_tree
-        _mm_storeu_pd(f, _mm_add_pd(_mm_loadu_pd(f), _mm_mul_pd(_mm_loadu_pd(v), _mm_set1_pd(l))));
+      if (planar) {
+        add_scaled_pair(f, v, l);
         continue;
       }
       f[0] += v[0] * l;
@@ -276,8 +282,8 @@ bool move_rates_on_tree(const WorldModel& m, Workspace& ws, const Eigen::VectorX
   if (!rods_hold_j(m, ws) || ws.J.rows() != static_cast<int>(tp.C.size()) || ws.Cdot.size() != ws.J.rows() ||
       ws.rows_v.size() != v.size())
     return false;
-  // group_sums' row sums: from 0, each moving end's block's terms added
-  // in its order (RowDot), then Ċ += the sum.
+  // group_sums' row sums: from 0, each moving end's block's RowDot with
+  // the velocity's change added in its order, then Ċ += the sum.
   const bool planar = m.settings.dimension == 2;  // every particle's block: 2 values, else 3
   const double* jv = tp.J.data();
   const double* x = v.data();
@@ -288,9 +294,8 @@ bool move_rates_on_tree(const WorldModel& m, Workspace& ws, const Eigen::VectorX
     for (int e = 0; e < 2; ++e) {
       const int o = n.offset[e];
       if (o < 0) continue;
-      const double* j = jv + n.values[e];
-      if (planar) sum += j[0] * (x[o] - from[o]) + j[1] * (x[o + 1] - from[o + 1]);
-      else sum += j[0] * (x[o] - from[o]) + j[1] * (x[o + 1] - from[o + 1]) + j[2] * (x[o + 2] - from[o + 2]);
+      const double dv[3] = {x[o] - from[o], x[o + 1] - from[o + 1], planar ? 0.0 : x[o + 2] - from[o + 2]};
+      sum += planar ? RowDot::of<2>(jv + n.values[e], dv) : RowDot::of<3>(jv + n.values[e], dv);
     }
     cdot[n.row] += sum;
   }
