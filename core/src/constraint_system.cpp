@@ -14,6 +14,7 @@
 #include "constraints/parts.hpp"
 #include "constraints/rows_2d.hpp"
 #include "dynamics.hpp"
+#include "planar_rows.hpp"
 #include "tree_solve.hpp"
 
 namespace linkage {
@@ -251,9 +252,21 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
     const bool with_diag = !contacts && inverse_masses_current(m, d, ws);
     if (with_diag) ws.diag.resize(nr);
     const int n = static_cast<int>(m.constraints.size());
+    // A rod between particles goes through its compact record (once the
+    // rows' kinds are in place): the same rows.
+    const PlanarRods* planar = kinds || !ws.planar_enabled ? nullptr : &planar_rods(m, ws);
+    if (planar && !planar->any) planar = nullptr;
+    const double* w = with_diag ? ws.w.data() : nullptr;
     parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
       const auto [first, last] = split(n, parts, p);
       for (int i = first; i < last; ++i) {
+        if (planar) {
+          const PlanarRod& rod = planar->rods[static_cast<std::size_t>(i)];
+          if (rod.row >= 0) {
+            write_planar_rod(rod, q.data(), v.data(), w, writes.second_order, ws, values);
+            continue;
+          }
+        }
         const ConstraintRecord& c = m.constraints[static_cast<std::size_t>(i)];
         const BlockJacobian::Group& g = ws.J.groups()[static_cast<std::size_t>(i)];
         const PinDef* pin = dim == 2 ? std::get_if<PinDef>(&c.def) : nullptr;

@@ -16,6 +16,7 @@
 #include "contact_rows.hpp"
 #include "linkage/diagnostics.hpp"
 #include "parallel.hpp"
+#include "planar_rows.hpp"
 #include "solvers/direct.hpp"
 #include "stage_clock.hpp"
 #include "tree_projection.hpp"
@@ -99,6 +100,13 @@ struct Workspace {
     std::uint64_t layout = ~0ull, model = ~0ull, contacts = 0;
   };
   CheckedLayout layouts_checked[2];
+  // The model's 2D particle rods as the evaluation's short loop reads them
+  // (planar_rows.hpp), for J's two layouts; `planar_older` is replaced next.
+  // planar_enabled false: every constraint through the generic evaluation
+  // (the tests compare the two).
+  PlanarRods planar_rods[2];
+  int planar_older = 0;
+  bool planar_enabled = true;
   double rows_t = 0.0;
   std::uint64_t rows_model = 0, rows_contacts = 0;
   Eigen::VectorXd rows_q, rows_v;

@@ -1,18 +1,21 @@
 // What a step keeps between its stages and from step to step, beside the
 // rows: diag(J W Jᵀ) made by the evaluation that wrote J (kept while J's
 // values and the inverse masses stay), the rows' kinds (kept while the
-// model stays), and sums over the rows that are the same on any number of
-// threads.
+// model stays), the compact records of a 2D model's particle rods (the
+// same rows as the generic evaluation's), and sums over the rows that are
+// the same on any number of threads.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <numbers>
+#include <random>
 #include <vector>
 
 #include "constraint_system.hpp"
 #include "dynamics.hpp"
 #include "model_scene.hpp"
 #include "parallel.hpp"
+#include "planar_rows.hpp"
 #include "workspace.hpp"
 
 using namespace linkage;
@@ -91,6 +94,62 @@ TEST(StepCaches, TheRowsKindsFollowTheModel) {
   EXPECT_EQ(ws.soft_omega[rod_row], 2.0 * std::numbers::pi * 3.0);
   EXPECT_EQ(ws.soft_zeta[rod_row], 0.5);
   EXPECT_EQ(ws.soft_omega[s.first_row(0)], 0.0);
+}
+
+// Particle rods of every kind of end (moving, fixed, the world, with
+// anchors) through their compact records, beside a rod to a rigid bar and
+// a pin (the generic evaluation's): the rows, J and diag bit for bit those
+// of the evaluation without the records, in both dynamics families (the
+// force-based one also writes J̇q̇ and c_tt), and again once the bodies
+// moved.
+TEST(StepCaches, CompactParticleRodsWriteTheGenericEvaluationsRows) {
+  for (const Dynamics dynamics : {Dynamics::velocity_projection, Dynamics::force_based}) {
+    Scene s(2);
+    s.m.settings.dynamics = dynamics;
+    const int p = s.body(BodyKind::particle, Vec3(0, 0, 0));
+    const int q = s.body(BodyKind::particle, Vec3(1, 0.3, 0), 0.0, 2.0);
+    const int fixed = s.body(BodyKind::particle, Vec3(-1, 0.5, 0), 0.0, 1.0, Motion::fixed);
+    const int bar = s.body(BodyKind::rigid, Vec3(2, -0.4, 0), 0.7, 1.5);
+    s.add(DistanceDef{}, p, q);
+    s.add(DistanceDef{.anchor_a = Vec3(0.05, -0.02, 0), .anchor_b = Vec3(-0.03, 0.04, 0)}, fixed, p);
+    s.add(DistanceDef{.anchor_a = Vec3(0.2, 0.1, 0), .anchor_b = Vec3(1.5, 1.0, 0)}, q, -1);
+    s.add(DistanceDef{.anchor_b = Vec3(0.3, 0, 0)}, q, bar);
+    s.add(PinDef{.anchor_a = Vec3(-0.5, 0, 0)}, bar, -1);
+    s.perturb(11, 0.05);
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> u(-2.0, 2.0);
+    for (int i = 0; i < s.d.v.size(); ++i) s.d.v[i] = u(rng);
+
+    Workspace with, without;
+    without.planar_enabled = false;
+    for (int move = 0; move < 2; ++move) {
+      if (move == 1)
+        for (int i = 0; i < s.d.q.size(); ++i) s.d.q[i] += 0.1 * u(rng);
+      for (Workspace* ws : {&with, &without}) {
+        update_inverse_masses(s.m, s.d, *ws);
+        evaluate_constraints(s.m, s.d, *ws, 0.0, s.d.q, s.d.v);  // lays J out, the rows' kinds
+        evaluate_constraints(s.m, s.d, *ws, 0.0, s.d.q, s.d.v);  // in place: the records
+      }
+      const PlanarRods& records = planar_rods(s.m, with);
+      ASSERT_EQ(records.rods.size(), 5u);
+      for (int c = 0; c < 5; ++c) EXPECT_EQ(records.rods[static_cast<std::size_t>(c)].row >= 0, c < 3) << c;
+      for (const auto field : {&Workspace::C, &Workspace::Cdot, &Workspace::lo, &Workspace::hi, &Workspace::diag})
+        EXPECT_TRUE(same_bits(with.*field, without.*field));
+      if (dynamics == Dynamics::force_based) {
+        EXPECT_TRUE(same_bits(with.jdot_qdot, without.jdot_qdot));
+        EXPECT_TRUE(same_bits(with.c_tt, without.c_tt));
+      }
+      ASSERT_EQ(with.J.groups().size(), without.J.groups().size());
+      for (const BlockJacobian::Group& g : with.J.groups())
+        for (int k = g.first_block; k < g.first_block + g.blocks; ++k) {
+          const BlockJacobian::Block& b = with.J.block(k);
+          EXPECT_EQ(std::memcmp(with.J.values() + b.values, without.J.values() + without.J.block(k).values,
+                                sizeof(double) * static_cast<std::size_t>(g.rows * b.cols)),
+                    0)
+              << "block " << k;
+        }
+    }
+  }
 }
 
 TEST(StepCaches, ChunkedSumsAreTheSameOnAnyThreadCount) {
