@@ -217,8 +217,6 @@ FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const
     sup.size = at;
     sup.panel = static_cast<int>(plan.panel_values);
     plan.panel_values += static_cast<std::size_t>(sup.size) * static_cast<std::size_t>(sup.pivots);
-    sup.front = plan.front_values;
-    plan.front_values += static_cast<std::size_t>(sup.size) * static_cast<std::size_t>(sup.size);
     plan.max_size = std::max(plan.max_size, sup.size);
     for (int c = 0; c < sup.pivots; ++c) plan.factor_flops += 0.5 * (sup.size - c - 1) * (sup.size - c);
     plan.solve_flops += 2.0 * sup.pivots * sup.size;

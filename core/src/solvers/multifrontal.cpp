@@ -17,6 +17,49 @@ constexpr int kBlockedPivots = 8;
 // the best balance (each opening moves one front to the top).
 constexpr int kSplitOpenings = 64;
 
+// Lays out the fronts of one region (the supernodes one thread factors, in
+// that order) as a stack from `base` into `pool`, and returns the region's
+// end. A front goes on top; its update then takes the place of its
+// children's in the region when they are the stack's last entries (as they
+// are in a post-order), else its front's first values.
+std::size_t lay_out(const FrontPlan& plan, const std::vector<int>& order, std::size_t base, FrontPool& pool,
+                    std::vector<char>& here) {
+  struct Entry {
+    int super;
+    std::size_t at;
+  };
+  std::vector<Entry> stack;
+  std::size_t top = base, end = base;
+  for (int s : order) here[static_cast<std::size_t>(s)] = 1;
+  for (int s : order) {
+    const FrontPlan::Super& f = plan.supers[static_cast<std::size_t>(s)];
+    std::size_t mine = 0;  // its children in this region
+    for (int x = f.children; x < f.children + f.child_count; ++x)
+      mine += static_cast<std::size_t>(here[static_cast<std::size_t>(plan.children[static_cast<std::size_t>(x)])]);
+    bool on_top = mine > 0 && mine <= stack.size();
+    for (std::size_t e = stack.size() - (on_top ? mine : 0); on_top && e < stack.size(); ++e) {
+      const FrontPlan::Super& c = plan.supers[static_cast<std::size_t>(stack[e].super)];
+      on_top = c.parent == s;
+    }
+    const std::size_t size = static_cast<std::size_t>(f.size), updates = size - static_cast<std::size_t>(f.pivots);
+    pool.front[static_cast<std::size_t>(s)] = top;
+    end = std::max(end, top + size * size);
+    std::size_t at = top;
+    if (on_top) {
+      at = stack[stack.size() - mine].at;
+      stack.resize(stack.size() - mine);
+    }
+    pool.update[static_cast<std::size_t>(s)] = at;
+    stack.push_back({s, at});
+    top = at + updates * updates;
+  }
+  for (int s : order) here[static_cast<std::size_t>(s)] = 0;
+  return end;
+}
+
+// Regions start on a cache line of their own.
+std::size_t line_up(std::size_t at) { return (at + 7) / 8 * 8; }
+
 }  // namespace
 
 MultifrontalLdlt::MultifrontalLdlt(const MultifrontalLdlt& o)
@@ -25,6 +68,7 @@ MultifrontalLdlt::MultifrontalLdlt(const MultifrontalLdlt& o)
       plan_(o.plan_),
       analysed_(o.analysed_),
       panels_(o.panels_),
+      serial_pool_(o.serial_pool_),
       inverse_pivot_(o.inverse_pivot_),
       dependent_(o.dependent_) {}
 
@@ -48,6 +92,12 @@ void MultifrontalLdlt::analyse(const BlockJacobian& J, const std::vector<char>& 
     }
   }
   panels_.assign(plan_.panel_values, 0.0);
+  const std::size_t supers = plan_.supers.size();
+  serial_pool_ = FrontPool{std::vector<std::size_t>(supers), std::vector<std::size_t>(supers), 0};
+  std::vector<int> order(supers);
+  for (std::size_t s = 0; s < supers; ++s) order[s] = static_cast<int>(s);
+  std::vector<char> here(supers, 0);
+  serial_pool_.values = lay_out(plan_, order, 0, serial_pool_, here);
   fronts_ = {};  // the last plan's may be far larger (joint_grid's before its dependent rows are out)
   inverse_pivot_.assign(plan_.perm.size(), 0.0);
   dependent_.clear();
@@ -130,6 +180,15 @@ const MultifrontalLdlt::Split& MultifrontalLdlt::split_for(int parts) {
       }
   }
   std::sort(sp.top.begin(), sp.top.end());
+  sp.pool = FrontPool{std::vector<std::size_t>(static_cast<std::size_t>(n)), std::vector<std::size_t>(static_cast<std::size_t>(n)), 0};
+  std::vector<char> here(static_cast<std::size_t>(n), 0);
+  for (const auto& ranges : sp.ranges) {
+    std::vector<int> order;
+    for (const auto& [lo, hi] : ranges)
+      for (int s = lo; s <= hi; ++s) order.push_back(s);
+    sp.pool.values = line_up(lay_out(plan_, order, sp.pool.values, sp.pool, here));
+  }
+  sp.pool.values = lay_out(plan_, sp.top, sp.pool.values, sp.pool, here);
   split_ = std::move(sp);
   return split_;
 }
@@ -137,13 +196,14 @@ const MultifrontalLdlt::Split& MultifrontalLdlt::split_for(int parts) {
 void MultifrontalLdlt::factor(const SystemView& k, const Parallel& parallel, double dependent_pivot) {
   dependent_pivot_ = dependent_pivot;
   any_held_ = std::find(k.held.begin(), k.held.end(), 1) != k.held.end();
-  fronts_.resize(plan_.front_values);
   // Room for a front's L21 D, then its pivots' scales (factor_front).
   const std::size_t scratch = static_cast<std::size_t>(plan_.max_size) * static_cast<std::size_t>(plan_.max_size) +
                               static_cast<std::size_t>(plan_.max_size);
   scratch_.resize(scratch);
   dependent_.clear();
   const int parts = std::min(parallel.count, static_cast<int>(plan_.supers.size()));
+  pool_ = parts <= 1 ? &serial_pool_ : &split_for(parts).pool;
+  if (fronts_.size() < pool_->values) fronts_.resize(pool_->values);
   if (parts <= 1) {
     for (int s = 0; s < static_cast<int>(plan_.supers.size()); ++s) factor_front(s, k, scratch_.data(), dependent_);
   } else {
@@ -181,7 +241,7 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* scratch
   const FrontPlan::Super& s = plan_.supers[static_cast<std::size_t>(si)];
   const int n = N > 0 ? N : s.size, p = s.pivots;
   const int* index = plan_.index.data() + s.index;
-  double* f = fronts_.data() + s.front;
+  double* f = fronts_.data() + pool_->front[static_cast<std::size_t>(si)];
   // Only the lower triangle is assembled and read (the solves read L below
   // its diagonal): its columns are zeroed, half of an n × n front.
   for (int c = 0; c < n; ++c) std::fill(f + c * n + c, f + (c + 1) * n, 0.0);
@@ -229,14 +289,15 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* scratch
   }
 
   // The children's update matrices, where each child's factorization left
-  // them in its front (their rows are in this front, in order).
+  // them in the pool (their rows are in this front, in order).
   for (int x = s.children; x < s.children + s.child_count; ++x) {
-    const FrontPlan::Super& child = plan_.supers[static_cast<std::size_t>(plan_.children[static_cast<std::size_t>(x)])];
-    const int nc = child.size, nu = nc - child.pivots;
-    const double* u = fronts_.data() + child.front + static_cast<std::size_t>(child.pivots) * (nc + 1);
+    const int c = plan_.children[static_cast<std::size_t>(x)];
+    const FrontPlan::Super& child = plan_.supers[static_cast<std::size_t>(c)];
+    const int nu = child.size - child.pivots;
+    const double* u = fronts_.data() + pool_->update[static_cast<std::size_t>(c)];
     const int* rel = plan_.relative.data() + child.relative;
     for (int cc = 0; cc < nu; ++cc) {
-      const double* col = u + cc * nc;
+      const double* col = u + cc * nu;
       double* to = f + rel[cc] * n;
       for (int rr = cc; rr < nu; ++rr) to[rel[rr]] += col[rr];
     }
@@ -284,10 +345,20 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* scratch
   // and one axpy back per row, through one index).
   double* panel = panels_.data() + s.panel;
   for (int c = 0; c < p; ++c)
-    for (int r = 0; r < p; ++r) panel[c * p + r] = f[c * n + r];
+    for (int r = c; r < p; ++r) panel[c * p + r] = f[c * n + r];  // the lower triangle: the front's is all there is
   double* l21 = panel + p * p;
   for (int r = p; r < n; ++r)
     for (int c = 0; c < p; ++c) l21[(r - p) * p + c] = f[c * n + r];
+
+  // The update matrix to its place (lay_out): at or below the front, so
+  // that each value goes down and none is overwritten before it is read.
+  const int nu = n - p;
+  double* update = fronts_.data() + pool_->update[static_cast<std::size_t>(si)];
+  for (int c = 0; c < nu; ++c) {
+    const double* from = f + (p + c) * n + p;
+    double* to = update + c * nu;
+    for (int r = c; r < nu; ++r) to[r] = from[r];
+  }
 }
 
 namespace {
