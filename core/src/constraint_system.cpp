@@ -129,14 +129,23 @@ const ContactRows* contacts_of(const WorldModel& m, const Workspace& ws) {
 // Each rigid body's (cos θ, sin θ) at q, for body_view.
 void rotations(const WorldModel& m, Workspace& ws, const Eigen::VectorXd& q) {
   std::vector<std::pair<double, double>>& out = ws.rotation;
-  const int n = static_cast<int>(m.bodies.size());
-  out.resize(static_cast<std::size_t>(n));
+  out.resize(m.bodies.size());
+  // The rigid bodies, listed once per model version (a model of particles
+  // has none, and its bodies' records are not read again).
+  Workspace::Turning& t = ws.turning;
+  if (t.model != m.model_version) {
+    t.model = m.model_version;
+    t.bodies.clear();
+    for (std::size_t i = 0; i < m.bodies.size(); ++i)
+      if (m.bodies[i].kind == BodyKind::rigid) t.bodies.push_back({static_cast<int>(i), m.bodies[i].offset + 2});
+  }
   // A sine and a cosine a rigid body: on a large model, split between the threads.
+  const int n = static_cast<int>(t.bodies.size());
   parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
     const auto [first, last] = split(n, parts, p);
     for (int i = first; i < last; ++i) {
-      const BodyRecord& r = m.bodies[static_cast<std::size_t>(i)];
-      if (r.kind == BodyKind::rigid) out[static_cast<std::size_t>(i)] = {std::cos(q[r.offset + 2]), std::sin(q[r.offset + 2])};
+      const auto [body, angle] = t.bodies[static_cast<std::size_t>(i)];
+      out[static_cast<std::size_t>(body)] = {std::cos(q[angle]), std::sin(q[angle])};
     }
   });
 }
@@ -252,18 +261,18 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
     const bool with_diag = !contacts && inverse_masses_current(m, d, ws);
     if (with_diag) ws.diag.resize(nr);
     const int n = static_cast<int>(m.constraints.size());
-    // A rod between particles goes through its compact record (once the
-    // rows' kinds are in place): the same rows.
-    const PlanarRods* planar = kinds || !ws.planar_enabled ? nullptr : &planar_rods(m, ws);
+    // A rod or a pin goes through its compact record (once the rows' kinds
+    // are in place): the same rows.
+    const PlanarRows* planar = kinds || !ws.planar_enabled ? nullptr : &planar_rows(m, ws);
     if (planar && !planar->any) planar = nullptr;
     const double* w = with_diag ? ws.w.data() : nullptr;
     parallel(m, ws).for_parts(n < kParallelConstraints ? 1 : n, [&](int p, int parts) {
       const auto [first, last] = split(n, parts, p);
       for (int i = first; i < last; ++i) {
         if (planar) {
-          const PlanarRod& rod = planar->rods[static_cast<std::size_t>(i)];
-          if (rod.row >= 0) {
-            write_planar_rod(rod, q.data(), v.data(), w, writes.second_order, ws, values);
+          const PlanarRow& row = planar->rows[static_cast<std::size_t>(i)];
+          if (row.row >= 0) {
+            write_planar_row(row, q.data(), v.data(), w, writes.second_order, ws, values);
             continue;
           }
         }

@@ -5,53 +5,63 @@
 #include <variant>
 
 #include "block_shape.hpp"
+#include "constraints/rows_2d.hpp"
 #include "workspace.hpp"
 #include "world_data.hpp"
 
 namespace linkage {
 
-const PlanarRods& planar_rods(const WorldModel& m, Workspace& ws) {
+const PlanarRows& planar_rows(const WorldModel& m, Workspace& ws) {
   const BlockJacobian& J = ws.J;
-  for (const PlanarRods& known : ws.planar_rods)
+  for (const PlanarRows& known : ws.planar_rows)
     if (known.model == m.model_version && known.layout == J.layout()) return known;
-  PlanarRods& p = ws.planar_rods[ws.planar_older];
+  PlanarRows& p = ws.planar_rows[ws.planar_older];
   ws.planar_older = 1 - ws.planar_older;
   p.model = m.model_version;
   p.layout = J.layout();
   p.any = false;
-  p.rods.assign(m.constraints.size(), PlanarRod{});
+  p.rows.assign(m.constraints.size(), PlanarRow{});
   if (m.settings.dimension != 2 || J.groups().size() < m.constraints.size()) return p;
   for (std::size_t i = 0; i < m.constraints.size(); ++i) {
     const ConstraintRecord& c = m.constraints[i];
     const DistanceDef* rod = std::get_if<DistanceDef>(&c.def);
-    if (!rod) continue;
+    const PinDef* pin = rod ? nullptr : std::get_if<PinDef>(&c.def);
+    if (!rod && !pin) continue;
     const BlockJacobian::Group& g = J.groups()[i];
-    PlanarRod r;
+    PlanarRow r;
     r.row = g.row;
-    r.length = rod->length;
+    r.pin = pin != nullptr;
+    r.length = rod ? rod->length : 0.0;
     int k = g.first_block;
     bool particles = true;
     for (int e = 0; e < 2; ++e) {
       const int body = e == 0 ? c.body_a : c.body_b;
-      const Vec3& anchor = e == 0 ? rod->anchor_a : rod->anchor_b;
+      const Vec3& anchor = rod ? (e == 0 ? rod->anchor_a : rod->anchor_b) : (e == 0 ? pin->anchor_a : pin->anchor_b);
       r.anchor[e][0] = anchor.x();
       r.anchor[e][1] = anchor.y();
       if (body < 0) continue;
       const BodyRecord& b = m.bodies[static_cast<std::size_t>(body)];
-      particles = particles && b.kind == BodyKind::particle;
+      r.body[e] = body;
       r.offset[e] = b.offset;
+      r.rigid[e] = b.kind == BodyKind::rigid;
+      particles = particles && !r.rigid[e];
       if (b.motion == Motion::dynamic) r.values[e] = J.block(k++).values;
     }
-    if (!particles || k != g.first_block + g.blocks) continue;
-    p.rods[i] = r;
+    if (k != g.first_block + g.blocks) continue;
+    r.particles = rod && particles;
+    p.rows[i] = r;
     p.any = true;
   }
   return p;
 }
 
-void write_planar_rod(const PlanarRod& r, const double* q, const double* v, const double* w, bool second_order,
-                      Workspace& ws, double* values) {
-  // end_2d of a particle (its anchor not turned) or of the world.
+namespace {
+
+// A rod between particles and the world: write_rod_rows_2d's operations
+// with each end's point and velocity read straight from q and v (end_2d of
+// a particle: its anchor not turned, its J̇q̇ term 0).
+void write_particle_rod(const PlanarRow& r, const double* q, const double* v, bool second_order, Workspace& ws,
+                        double* const blocks[2]) {
   double p[2][2], pdot[2][2];
   for (int e = 0; e < 2; ++e) {
     const int o = r.offset[e];
@@ -66,35 +76,85 @@ void write_planar_rod(const PlanarRod& r, const double* q, const double* v, cons
     pdot[e][0] = v[o];
     pdot[e][1] = v[o + 1];
   }
-  // write_rod_rows_2d's sums, a particle's J̇q̇ term (bias) 0.
   const double d[2] = {p[1][0] - p[0][0], p[1][1] - p[0][1]};
   const double ddot[2] = {pdot[1][0] - pdot[0][0], pdot[1][1] - pdot[0][1]};
   const double len = std::sqrt(d[0] * d[0] + d[1] * d[1]);
   const bool apart = len > 1e-12;
   const double n[2] = {apart ? d[0] / len : 1.0, apart ? d[1] / len : 0.0};
   const double nd = n[0] * ddot[0] + n[1] * ddot[1];
-  const int row = r.row;
-  ws.C[row] = len - r.length;
-  ws.Cdot[row] = nd;
+  ws.C[r.row] = len - r.length;
+  ws.Cdot[r.row] = nd;
   if (second_order) {
     const double bias = n[0] * (0.0 - 0.0) + n[1] * (0.0 - 0.0);
-    ws.jdot_qdot[row] = bias + (apart ? (ddot[0] * ddot[0] + ddot[1] * ddot[1] - nd * nd) / len : 0.0);
-    ws.c_tt[row] = 0.0;
+    ws.jdot_qdot[r.row] = bias + (apart ? (ddot[0] * ddot[0] + ddot[1] * ddot[1] - nd * nd) / len : 0.0);
   }
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  ws.lo[row] = -inf;
-  ws.hi[row] = inf;
-  // J's blocks, a's first, and gram_diagonal's sum over them in that order.
-  double diag = 0.0;
   for (int e = 0; e < 2; ++e) {
-    if (r.values[e] < 0) continue;
+    double* to = blocks[e];
+    if (!to) continue;
     const double sign = e == 0 ? -1.0 : 1.0;
-    double* to = values + r.values[e];
     to[0] = sign * n[0];
     to[1] = sign * n[1];
-    if (w) diag += RowGram::of<2>(to, w + r.offset[e]);
   }
-  if (w) ws.diag[row] = diag;
+}
+
+// body_view of one end, from the record and the evaluation's rotations.
+BodyView view_of(const PlanarRow& r, int e, const double* q, const double* v,
+                 const std::vector<std::pair<double, double>>& rotation) {
+  BodyView b;
+  const int o = r.offset[e];
+  if (r.body[e] < 0) return b;
+  b.exists = true;
+  b.rigid = r.rigid[e];
+  b.dof = b.rigid ? 3 : 2;
+  b.x[0] = q[o];
+  b.x[1] = q[o + 1];
+  b.v[0] = v[o];
+  b.v[1] = v[o + 1];
+  if (b.rigid) {
+    b.omega = v[o + 2];
+    b.theta = q[o + 2];
+    std::tie(b.cos, b.sin) = rotation[static_cast<std::size_t>(r.body[e])];
+  }
+  return b;
+}
+
+}  // namespace
+
+void write_planar_row(const PlanarRow& r, const double* q, const double* v, const double* w, bool second_order,
+                      Workspace& ws, double* values) {
+  double* blocks[2] = {r.values[0] < 0 ? nullptr : values + r.values[0], r.values[1] < 0 ? nullptr : values + r.values[1]};
+  const int row = r.row, rows = r.pin ? 2 : 1;
+  if (r.particles) {
+    write_particle_rod(r, q, v, second_order, ws, blocks);
+  } else {
+    const BodyView a = view_of(r, 0, q, v, ws.rotation), b = view_of(r, 1, q, v, ws.rotation);
+    const RowsOut2d out{&ws.C[row], &ws.Cdot[row], second_order ? &ws.jdot_qdot[row] : nullptr, blocks[0], blocks[1]};
+    if (r.pin) {
+      write_pin_rows_2d(PinDef{.anchor_a = Vec3(r.anchor[0][0], r.anchor[0][1], 0.0), .anchor_b = Vec3(r.anchor[1][0], r.anchor[1][1], 0.0)}, a, b, out);
+    } else {
+      write_rod_rows_2d(DistanceDef{.anchor_a = Vec3(r.anchor[0][0], r.anchor[0][1], 0.0),
+                                    .anchor_b = Vec3(r.anchor[1][0], r.anchor[1][1], 0.0),
+                                    .length = r.length},
+                        a, b, out);
+    }
+  }
+  // copy_row_kinds of an equality's rows, their kinds in place.
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < rows; ++k) {
+    if (second_order) ws.c_tt[row + k] = 0.0;
+    ws.lo[row + k] = -inf;
+    ws.hi[row + k] = inf;
+  }
+  if (!w) return;
+  // gram_diagonal's sums: each row's terms block by block, a's first.
+  double sum[2] = {0.0, 0.0};
+  for (int e = 0; e < 2; ++e) {
+    if (!blocks[e]) continue;
+    const double* wb = w + r.offset[e];
+    for (int k = 0; k < rows; ++k)
+      sum[k] += r.rigid[e] ? RowGram::of<3>(blocks[e] + 3 * k, wb) : RowGram::of<2>(blocks[e] + 2 * k, wb);
+  }
+  for (int k = 0; k < rows; ++k) ws.diag[row + k] = sum[k];
 }
 
 }  // namespace linkage

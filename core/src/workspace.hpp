@@ -53,6 +53,10 @@ struct Workspace {
   std::vector<signed char> active, active_start;
   std::vector<int> first_row;  // per constraint (and one past the last): its first row
   std::vector<std::pair<double, double>> rotation;  // per body: (cos θ, sin θ) of the evaluation under way
+  struct Turning {  // the rigid bodies of a model version: each one's index and θ's place in q
+    std::uint64_t model = ~0ull;
+    std::vector<std::pair<int, int>> bodies;
+  } turning;
   std::vector<char> motor_free;  // per row: a motor at its bound in the step's velocity solve
   // The step's constraint forces as its solves add them (see
   // add_constraint_forces): per row, λ, and where the substep began; per
@@ -100,11 +104,11 @@ struct Workspace {
     std::uint64_t layout = ~0ull, model = ~0ull, contacts = 0;
   };
   CheckedLayout layouts_checked[2];
-  // The model's 2D particle rods as the evaluation's short loop reads them
+  // The model's 2D rods and pins as the evaluation's short loop reads them
   // (planar_rows.hpp), for J's two layouts; `planar_older` is replaced next.
   // planar_enabled false: every constraint through the generic evaluation
   // (the tests compare the two).
-  PlanarRods planar_rods[2];
+  PlanarRows planar_rows[2];
   int planar_older = 0;
   bool planar_enabled = true;
   double rows_t = 0.0;

@@ -1,7 +1,7 @@
 // What a step keeps between its stages and from step to step, beside the
 // rows: diag(J W Jᵀ) made by the evaluation that wrote J (kept while J's
 // values and the inverse masses stay), the rows' kinds (kept while the
-// model stays), the compact records of a 2D model's particle rods (the
+// model stays), the compact records of a 2D model's rods and pins (the
 // same rows as the generic evaluation's), and sums over the rows that are
 // the same on any number of threads.
 #include <gtest/gtest.h>
@@ -96,13 +96,13 @@ TEST(StepCaches, TheRowsKindsFollowTheModel) {
   EXPECT_EQ(ws.soft_omega[s.first_row(0)], 0.0);
 }
 
-// Particle rods of every kind of end (moving, fixed, the world, with
-// anchors) through their compact records, beside a rod to a rigid bar and
-// a pin (the generic evaluation's): the rows, J and diag bit for bit those
-// of the evaluation without the records, in both dynamics families (the
-// force-based one also writes J̇q̇ and c_tt), and again once the bodies
-// moved.
-TEST(StepCaches, CompactParticleRodsWriteTheGenericEvaluationsRows) {
+// Rods and pins between every kind of end (particles and bars, moving and
+// fixed, the world, with anchors) through their compact records, beside a
+// constraint of another kind (the generic evaluation's): the rows, J and
+// diag bit for bit those of the evaluation without the records, in both
+// dynamics families (the force-based one also writes J̇q̇ and c_tt), and
+// again once the bodies moved.
+TEST(StepCaches, CompactRodsAndPinsWriteTheGenericEvaluationsRows) {
   for (const Dynamics dynamics : {Dynamics::velocity_projection, Dynamics::force_based}) {
     Scene s(2);
     s.m.settings.dynamics = dynamics;
@@ -110,11 +110,16 @@ TEST(StepCaches, CompactParticleRodsWriteTheGenericEvaluationsRows) {
     const int q = s.body(BodyKind::particle, Vec3(1, 0.3, 0), 0.0, 2.0);
     const int fixed = s.body(BodyKind::particle, Vec3(-1, 0.5, 0), 0.0, 1.0, Motion::fixed);
     const int bar = s.body(BodyKind::rigid, Vec3(2, -0.4, 0), 0.7, 1.5);
+    const int post = s.body(BodyKind::rigid, Vec3(3, 0.4, 0), -0.3, 1.0, Motion::fixed);
     s.add(DistanceDef{}, p, q);
     s.add(DistanceDef{.anchor_a = Vec3(0.05, -0.02, 0), .anchor_b = Vec3(-0.03, 0.04, 0)}, fixed, p);
     s.add(DistanceDef{.anchor_a = Vec3(0.2, 0.1, 0), .anchor_b = Vec3(1.5, 1.0, 0)}, q, -1);
     s.add(DistanceDef{.anchor_b = Vec3(0.3, 0, 0)}, q, bar);
     s.add(PinDef{.anchor_a = Vec3(-0.5, 0, 0)}, bar, -1);
+    s.add(PinDef{.anchor_a = Vec3(0.4, 0.1, 0), .anchor_b = Vec3(-0.2, 0.3, 0)}, bar, post);
+    s.add(PinDef{.anchor_b = Vec3(0.1, -0.1, 0)}, -1, p);
+    s.add(PointOnLineDef{.axis = Vec3(1, 0, 0)}, bar, q);
+    const std::vector<int> kinds{1, 1, 1, 0, 0, 0, 0, -1};  // 1: a rod between particles, 0: another rod or a pin, −1: neither
     s.perturb(11, 0.05);
     std::mt19937 rng(5);
     std::uniform_real_distribution<double> u(-2.0, 2.0);
@@ -130,9 +135,12 @@ TEST(StepCaches, CompactParticleRodsWriteTheGenericEvaluationsRows) {
         evaluate_constraints(s.m, s.d, *ws, 0.0, s.d.q, s.d.v);  // lays J out, the rows' kinds
         evaluate_constraints(s.m, s.d, *ws, 0.0, s.d.q, s.d.v);  // in place: the records
       }
-      const PlanarRods& records = planar_rods(s.m, with);
-      ASSERT_EQ(records.rods.size(), 5u);
-      for (int c = 0; c < 5; ++c) EXPECT_EQ(records.rods[static_cast<std::size_t>(c)].row >= 0, c < 3) << c;
+      const PlanarRows& records = planar_rows(s.m, with);
+      ASSERT_EQ(records.rows.size(), kinds.size());
+      for (std::size_t c = 0; c < kinds.size(); ++c) {
+        EXPECT_EQ(records.rows[c].row >= 0, kinds[c] >= 0) << c;
+        EXPECT_EQ(records.rows[c].particles, kinds[c] == 1) << c;
+      }
       for (const auto field : {&Workspace::C, &Workspace::Cdot, &Workspace::lo, &Workspace::hi, &Workspace::diag})
         EXPECT_TRUE(same_bits(with.*field, without.*field));
       if (dynamics == Dynamics::force_based) {
