@@ -60,8 +60,8 @@ namespace {
 // A rod between particles and the world: write_rod_rows_2d's operations
 // with each end's point and velocity read straight from q and v (end_2d of
 // a particle: its anchor not turned, its J̇q̇ term 0).
-void write_particle_rod(const PlanarRow& r, const double* q, const double* v, bool second_order, Workspace& ws,
-                        double* const blocks[2]) {
+void write_particle_rod(const PlanarRow& r, const double* q, const double* v, const double* w, bool second_order,
+                        Workspace& ws, double* const blocks[2]) {
   double p[2][2], pdot[2][2];
   for (int e = 0; e < 2; ++e) {
     const int o = r.offset[e];
@@ -87,14 +87,24 @@ void write_particle_rod(const PlanarRow& r, const double* q, const double* v, bo
   if (second_order) {
     const double bias = n[0] * (0.0 - 0.0) + n[1] * (0.0 - 0.0);
     ws.jdot_qdot[r.row] = bias + (apart ? (ddot[0] * ddot[0] + ddot[1] * ddot[1] - nd * nd) / len : 0.0);
+    ws.c_tt[r.row] = 0.0;
   }
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  ws.lo[r.row] = -inf;
+  ws.hi[r.row] = inf;
+  // J's blocks, and RowGram's sum over them from the values in registers:
+  // read back from memory, a pair's load waits on its halves' stores.
+  double diag = 0.0;
   for (int e = 0; e < 2; ++e) {
     double* to = blocks[e];
     if (!to) continue;
     const double sign = e == 0 ? -1.0 : 1.0;
-    to[0] = sign * n[0];
-    to[1] = sign * n[1];
+    const double j[2] = {sign * n[0], sign * n[1]};
+    to[0] = j[0];
+    to[1] = j[1];
+    if (w) diag += RowGram::of<2>(j, w + r.offset[e]);
   }
+  if (w) ws.diag[r.row] = diag;
 }
 
 // body_view of one end, from the record and the evaluation's rotations.
@@ -123,20 +133,18 @@ BodyView view_of(const PlanarRow& r, int e, const double* q, const double* v,
 void write_planar_row(const PlanarRow& r, const double* q, const double* v, const double* w, bool second_order,
                       Workspace& ws, double* values) {
   double* blocks[2] = {r.values[0] < 0 ? nullptr : values + r.values[0], r.values[1] < 0 ? nullptr : values + r.values[1]};
-  const int row = r.row, rows = r.pin ? 2 : 1;
   if (r.particles) {
-    write_particle_rod(r, q, v, second_order, ws, blocks);
+    write_particle_rod(r, q, v, w, second_order, ws, blocks);
+    return;
+  }
+  const int row = r.row, rows = r.pin ? 2 : 1;
+  const BodyView a = view_of(r, 0, q, v, ws.rotation), b = view_of(r, 1, q, v, ws.rotation);
+  const RowsOut2d out{&ws.C[row], &ws.Cdot[row], second_order ? &ws.jdot_qdot[row] : nullptr, blocks[0], blocks[1]};
+  const Vec3 anchor_a(r.anchor[0][0], r.anchor[0][1], 0.0), anchor_b(r.anchor[1][0], r.anchor[1][1], 0.0);
+  if (r.pin) {
+    write_pin_rows_2d(PinDef{.anchor_a = anchor_a, .anchor_b = anchor_b}, a, b, out);
   } else {
-    const BodyView a = view_of(r, 0, q, v, ws.rotation), b = view_of(r, 1, q, v, ws.rotation);
-    const RowsOut2d out{&ws.C[row], &ws.Cdot[row], second_order ? &ws.jdot_qdot[row] : nullptr, blocks[0], blocks[1]};
-    if (r.pin) {
-      write_pin_rows_2d(PinDef{.anchor_a = Vec3(r.anchor[0][0], r.anchor[0][1], 0.0), .anchor_b = Vec3(r.anchor[1][0], r.anchor[1][1], 0.0)}, a, b, out);
-    } else {
-      write_rod_rows_2d(DistanceDef{.anchor_a = Vec3(r.anchor[0][0], r.anchor[0][1], 0.0),
-                                    .anchor_b = Vec3(r.anchor[1][0], r.anchor[1][1], 0.0),
-                                    .length = r.length},
-                        a, b, out);
-    }
+    write_rod_rows_2d(DistanceDef{.anchor_a = anchor_a, .anchor_b = anchor_b, .length = r.length}, a, b, out);
   }
   // copy_row_kinds of an equality's rows, their kinds in place.
   constexpr double inf = std::numeric_limits<double>::infinity();

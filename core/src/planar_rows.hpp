@@ -14,13 +14,13 @@ namespace linkage {
 struct WorldModel;
 struct Workspace;
 
-struct PlanarRow {
+struct PlanarRow {  // 72 bytes
   int row = -1;              // −1: neither a rod nor a pin (the generic evaluation's)
-  bool pin = false;          // a pin's two rows, else a rod's one
-  bool particles = false;    // a rod between particles (and the world): written out here
-  int body[2] = {-1, -1};    // each end's body (its rotation); −1: the world
   int offset[2] = {-1, -1};  // each end's first DOF in q
   int values[2] = {-1, -1};  // its block in J; −1: the end does not move
+  int body[2] = {-1, -1};    // each end's body (its rotation); −1: the world
+  bool pin = false;          // a pin's two rows, else a rod's one
+  bool particles = false;    // a rod between particles (and the world): written out here
   bool rigid[2] = {false, false};
   double anchor[2][2] = {};  // each end's anchor (x, y): on its body, or in the world
   double length = 0.0;       // a rod's
