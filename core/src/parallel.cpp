@@ -63,12 +63,12 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-bool ThreadPool::claim(std::uint32_t generation, int parts, int& part) {
+bool ThreadPool::claim(std::uint32_t generation, int& part) {
   std::uint64_t next = next_part_.load(std::memory_order_acquire);
   for (;;) {
     if (static_cast<std::uint32_t>(next >> 32) != generation) return false;
-    part = static_cast<int>(next & 0xffffffffu);
-    if (part >= parts) return false;
+    part = static_cast<int>(next & 0xffffu);
+    if (part >= static_cast<int>((next >> 16) & 0xffffu)) return false;
     if (next_part_.compare_exchange_weak(next, next + 1, std::memory_order_acq_rel)) return true;
   }
 }
@@ -81,27 +81,32 @@ void ThreadPool::run(int parts, const std::function<void(int)>& part) {
   ran_.store(true, std::memory_order_relaxed);
   std::uint32_t generation;
   {
+    // Under the mutex for the workers that sleep on wake_ (they test for
+    // a new generation under it); a spinning worker takes the job without it.
     std::lock_guard lock(mutex_);
-    job_ = &part;
-    parts_ = parts;
+    job_.store(&part, std::memory_order_relaxed);
     pending_.store(parts - 1, std::memory_order_relaxed);
     generation = static_cast<std::uint32_t>(generation_.fetch_add(1, std::memory_order_release) + 1);
-    next_part_.store(static_cast<std::uint64_t>(generation) << 32 | 1u, std::memory_order_release);
+    next_part_.store(static_cast<std::uint64_t>(generation) << 32 | static_cast<std::uint64_t>(parts) << 16 | 1u,
+                     std::memory_order_release);
   }
   wake_.notify_all();
   part(0);
   // The parts no worker has started yet: here, rather than wait for one.
-  for (int p; claim(generation, parts, p);) {
+  for (int p; claim(generation, p);) {
     part(p);
-    pending_.fetch_sub(1, std::memory_order_acq_rel);
+    pending_.fetch_sub(1, std::memory_order_seq_cst);
   }
-  auto finished = [this] { return pending_.load(std::memory_order_acquire) == 0; };
+  // A worker that finishes the last part notifies done_ only where this
+  // thread sleeps on it (sleeping_): sequentially consistent, so that
+  // either the worker sees sleeping_ or this thread sees pending_ at 0.
+  auto finished = [this] { return pending_.load(std::memory_order_seq_cst) == 0; };
   if (!spin_until(finished)) {
     std::unique_lock lock(mutex_);
+    sleeping_.store(true, std::memory_order_seq_cst);
     done_.wait(lock, finished);
+    sleeping_.store(false, std::memory_order_relaxed);
   }
-  std::lock_guard lock(mutex_);  // the workers are done with job_
-  job_ = nullptr;
 }
 
 bool ThreadPool::wake() {
@@ -122,20 +127,17 @@ void ThreadPool::work() {
       std::unique_lock lock(mutex_);
       const std::uint32_t alerts = alerts_;
       wake_.wait(lock, [&] { return stopping_ || posted() || alerts_ != alerts; });
-      if (!stopping_ && !posted()) continue;  // woken ahead of a job: spin for it
-    }
-    const std::function<void(int)>* job;
-    int parts;
-    {
-      std::lock_guard lock(mutex_);
       if (stopping_) return;
-      seen = generation_.load(std::memory_order_relaxed);
-      job = job_;
-      parts = parts_;
+      if (!posted()) continue;  // woken ahead of a job: spin for it
     }
-    for (int p; job && claim(static_cast<std::uint32_t>(seen), parts, p);) {
+    // The job of the generation seen, or of a later one: the claim below
+    // then refuses every part (the seen generation's are all claimed once
+    // a later job can be posted).
+    seen = generation_.load(std::memory_order_acquire);
+    const std::function<void(int)>* job = job_.load(std::memory_order_relaxed);
+    for (int p; job && claim(static_cast<std::uint32_t>(seen), p);) {
       (*job)(p);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 && sleeping_.load(std::memory_order_seq_cst)) {
         std::lock_guard lock(mutex_);
         done_.notify_all();
       }

@@ -49,17 +49,23 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
-  const std::function<void(int)>* job_ = nullptr;  // guarded by mutex_
-  int parts_ = 0;                                   // guarded by mutex_
+  // The job, written before its generation is published (release) and
+  // read after it is seen (acquire), without the mutex: a worker calls it
+  // only for a part it claimed of that generation, which run() waits for
+  // (so the job is that generation's and still alive).
+  std::atomic<const std::function<void(int)>*> job_{nullptr};
   bool stopping_ = false;                           // guarded by mutex_
+  std::atomic<bool> sleeping_{false};               // run() waits on done_ (the workers then notify it)
   std::uint32_t alerts_ = 0;                        // wake()'s calls; guarded by mutex_
   std::atomic<std::uint64_t> generation_{0};        // a new job was posted
-  // The job's next unclaimed part, tagged with the job's generation (high
-  // 32 bits) so that a worker waking late cannot claim a part of a later job.
+  // The job's next unclaimed part and its part count (the low 16 bits
+  // and the 16 above), tagged with the job's generation (the high 32) so
+  // that a worker waking late cannot claim a part of a later job, nor read
+  // another job's count.
   std::atomic<std::uint64_t> next_part_{0};
   std::atomic<int> pending_{0};                     // parts 1.. not yet done
   std::atomic<bool> ran_{false};                    // a job ran since the last wake()
-  bool claim(std::uint32_t generation, int parts, int& part);
+  bool claim(std::uint32_t generation, int& part);
 };
 
 // [begin, end) of part p when n items are split into `parts` nearly equal parts.
