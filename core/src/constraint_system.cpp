@@ -272,7 +272,7 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
         if (planar) {
           const PlanarRow& row = planar->rows[static_cast<std::size_t>(i)];
           if (row.row >= 0) {
-            write_planar_row(row, q.data(), v.data(), w, writes.second_order, ws, values);
+            write_planar_row(row, q, v, w, writes.second_order, ws, values);
             continue;
           }
         }

@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "block_shape.hpp"
+#include "body_view.hpp"
 #include "constraints/rows_2d.hpp"
 #include "workspace.hpp"
 #include "world_data.hpp"
@@ -57,6 +58,17 @@ const PlanarRows& planar_rows(const WorldModel& m, Workspace& ws) {
 
 namespace {
 
+// copy_row_kinds of an equality's rows, their kinds in place: unbounded,
+// and c_tt 0 where the dynamics reads it.
+void write_equality_bounds(Workspace& ws, int row, int rows, bool second_order) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < rows; ++k) {
+    if (second_order) ws.c_tt[row + k] = 0.0;
+    ws.lo[row + k] = -inf;
+    ws.hi[row + k] = inf;
+  }
+}
+
 // A rod between particles and the world: write_rod_rows_2d's operations
 // with each end's point and velocity read straight from q and v (end_2d of
 // a particle: its anchor not turned, its J̇q̇ term 0).
@@ -87,11 +99,8 @@ void write_particle_rod(const PlanarRow& r, const double* q, const double* v, co
   if (second_order) {
     const double bias = n[0] * (0.0 - 0.0) + n[1] * (0.0 - 0.0);
     ws.jdot_qdot[r.row] = bias + (apart ? (ddot[0] * ddot[0] + ddot[1] * ddot[1] - nd * nd) / len : 0.0);
-    ws.c_tt[r.row] = 0.0;
   }
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  ws.lo[r.row] = -inf;
-  ws.hi[r.row] = inf;
+  write_equality_bounds(ws, r.row, 1, second_order);
   // J's blocks, and RowGram's sum over them from the values in registers:
   // read back from memory, a pair's load waits on its halves' stores.
   double diag = 0.0;
@@ -107,38 +116,20 @@ void write_particle_rod(const PlanarRow& r, const double* q, const double* v, co
   if (w) ws.diag[r.row] = diag;
 }
 
-// body_view of one end, from the record and the evaluation's rotations.
-BodyView view_of(const PlanarRow& r, int e, const double* q, const double* v,
-                 const std::vector<std::pair<double, double>>& rotation) {
-  BodyView b;
-  const int o = r.offset[e];
-  if (r.body[e] < 0) return b;
-  b.exists = true;
-  b.rigid = r.rigid[e];
-  b.dof = b.rigid ? 3 : 2;
-  b.x[0] = q[o];
-  b.x[1] = q[o + 1];
-  b.v[0] = v[o];
-  b.v[1] = v[o + 1];
-  if (b.rigid) {
-    b.omega = v[o + 2];
-    b.theta = q[o + 2];
-    std::tie(b.cos, b.sin) = rotation[static_cast<std::size_t>(r.body[e])];
-  }
-  return b;
-}
-
 }  // namespace
 
-void write_planar_row(const PlanarRow& r, const double* q, const double* v, const double* w, bool second_order,
+void write_planar_row(const PlanarRow& r, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const double* w, bool second_order,
                       Workspace& ws, double* values) {
   double* blocks[2] = {r.values[0] < 0 ? nullptr : values + r.values[0], r.values[1] < 0 ? nullptr : values + r.values[1]};
   if (r.particles) {
-    write_particle_rod(r, q, v, w, second_order, ws, blocks);
+    write_particle_rod(r, q.data(), v.data(), w, second_order, ws, blocks);
     return;
   }
   const int row = r.row, rows = r.pin ? 2 : 1;
-  const BodyView a = view_of(r, 0, q, v, ws.rotation), b = view_of(r, 1, q, v, ws.rotation);
+  auto view = [&](int e) {
+    return body_view_at(r.body[e], r.offset[e], r.rigid[e] ? 3 : 2, r.rigid[e], 2, q, v, ws.rotation);
+  };
+  const BodyView a = view(0), b = view(1);
   const RowsOut2d out{&ws.C[row], &ws.Cdot[row], second_order ? &ws.jdot_qdot[row] : nullptr, blocks[0], blocks[1]};
   const Vec3 anchor_a(r.anchor[0][0], r.anchor[0][1], 0.0), anchor_b(r.anchor[1][0], r.anchor[1][1], 0.0);
   if (r.pin) {
@@ -146,13 +137,7 @@ void write_planar_row(const PlanarRow& r, const double* q, const double* v, cons
   } else {
     write_rod_rows_2d(DistanceDef{.anchor_a = anchor_a, .anchor_b = anchor_b, .length = r.length}, a, b, out);
   }
-  // copy_row_kinds of an equality's rows, their kinds in place.
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  for (int k = 0; k < rows; ++k) {
-    if (second_order) ws.c_tt[row + k] = 0.0;
-    ws.lo[row + k] = -inf;
-    ws.hi[row + k] = inf;
-  }
+  write_equality_bounds(ws, row, rows, second_order);
   if (!w) return;
   // gram_diagonal's sums: each row's terms block by block, a's first.
   double sum[2] = {0.0, 0.0};

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <Eigen/Core>
+
 namespace linkage {
 
 struct WorldModel;
@@ -42,7 +44,7 @@ const PlanarRows& planar_rows(const WorldModel& m, Workspace& ws);
 // same order, hence the same bits): C, Ċ, J̇q̇ (where `second_order`), J's
 // blocks, the bounds (and c_tt) of an equality and, where `w`, the rows'
 // diag(J W Jᵀ).
-void write_planar_row(const PlanarRow& r, const double* q, const double* v, const double* w, bool second_order,
+void write_planar_row(const PlanarRow& r, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const double* w, bool second_order,
                       Workspace& ws, double* values);
 
 }  // namespace linkage
