@@ -4,8 +4,10 @@
 # into build-sanitize/, runs the core's unit tests, the server's conversion
 # tests and the integration tests (real gRPC on loopback) there, then the
 # request fuzzer for LINKAGE_FUZZ_SECONDS (default 60) over its committed seed
-# corpus. A sanitizer report, a crash, a hang, a failed test or a refused
-# request that changed a world fails the run.
+# corpus; then the core's unit tests under ThreadSanitizer (build-tsan/: the
+# parallel passes and the thread pool, on one to three threads). A sanitizer
+# report, a crash, a hang, a failed test or a refused request that changed a
+# world fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=build-sanitize
@@ -25,3 +27,12 @@ for t in tests/unit_tests tests/server/server_unit_tests tests/integration/integ
   "$dir/$t" --gtest_brief=1
 done
 ctest --test-dir "$dir" --output-on-failure -L fuzz
+
+# ThreadSanitizer wants a build of its own (it cannot share one with ASan).
+tsan=build-tsan
+cmake -S . -B "$tsan" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DLINKAGE_SANITIZE_THREAD=ON \
+  -DLINKAGE_BUILD_WEB=OFF -DLINKAGE_BUILD_BENCH=OFF -DLINKAGE_BUILD_PYTHON=OFF >/dev/null
+cmake --build "$tsan" --parallel "${JOBS:-2}" --target unit_tests
+echo "sanitize (thread): tests/unit_tests"
+TSAN_OPTIONS=halt_on_error=1 "$tsan/tests/unit_tests" --gtest_brief=1
