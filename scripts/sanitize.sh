@@ -10,11 +10,16 @@
 # world fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A clang build into $1 with the options after it; -O1 -g1: quick to build,
+# line numbers in every report.
+configure() {
+  local into=$1
+  shift
+  cmake -S . -B "$into" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DLINKAGE_BUILD_WEB=OFF -DLINKAGE_BUILD_BENCH=OFF "$@" >/dev/null
+}
 dir=build-sanitize
-# -O1 -g1: quick to build, line numbers in every report.
-cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DLINKAGE_SANITIZE=ON -DLINKAGE_FUZZ=ON \
-  -DLINKAGE_BUILD_WEB=OFF -DLINKAGE_BUILD_BENCH=OFF -DLINKAGE_FUZZ_SECONDS="${LINKAGE_FUZZ_SECONDS:-60}" >/dev/null
+configure "$dir" -DLINKAGE_SANITIZE=ON -DLINKAGE_FUZZ=ON -DLINKAGE_FUZZ_SECONDS="${LINKAGE_FUZZ_SECONDS:-60}"
 cmake --build "$dir" --parallel "${JOBS:-2}" \
   --target unit_tests server_unit_tests integration_tests metrics_tests log_tests linkaged request_fuzzer
 # The gtest binaries run whole (one process each, not one per case under
@@ -30,9 +35,7 @@ ctest --test-dir "$dir" --output-on-failure -L fuzz
 
 # ThreadSanitizer wants a build of its own (it cannot share one with ASan).
 tsan=build-tsan
-cmake -S . -B "$tsan" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DLINKAGE_SANITIZE_THREAD=ON \
-  -DLINKAGE_BUILD_WEB=OFF -DLINKAGE_BUILD_BENCH=OFF -DLINKAGE_BUILD_PYTHON=OFF >/dev/null
+configure "$tsan" -DLINKAGE_SANITIZE_THREAD=ON -DLINKAGE_BUILD_PYTHON=OFF
 cmake --build "$tsan" --parallel "${JOBS:-2}" --target unit_tests
 echo "sanitize (thread): tests/unit_tests"
 TSAN_OPTIONS=halt_on_error=1 "$tsan/tests/unit_tests" --gtest_brief=1
