@@ -9,6 +9,8 @@
 namespace linkage {
 namespace {
 
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
 // Fronts with at least this many pivots are factored by blocks (a
 // triangular solve and a rank-p update through Eigen's dense kernels); the
 // many small ones by scalar loops.
@@ -55,6 +57,37 @@ std::size_t lay_out(const FrontPlan& plan, const std::vector<int>& order, std::s
   }
   for (int s : order) here[static_cast<std::size_t>(s)] = 0;
   return end;
+}
+
+// F22 −= (L21 D) L21ᵀ for a front of P pivots (0: any), the lower
+// triangle, one column at a time: each entry takes the pivots' terms in
+// pivot order, as the pivot loop would have given them one by one. L21 D
+// is the pivot columns' update rows, still in the front; L21 is the panel's.
+template <int P>
+void update_block_of(double* f, int n, int pivots, const double* l21) {
+  const int p = P > 0 ? P : pivots, nu = n - p;
+  for (int j = 0; j < nu; ++j) {
+    const double* lj = l21 + j * p;
+    double* to = f + (p + j) * n + p;
+    for (int r = j; r < nu; ++r) {
+      double t = to[r];
+      for (int c = 0; c < p; ++c) t -= f[c * n + p + r] * lj[c];
+      to[r] = t;
+    }
+  }
+}
+
+void update_block(double* f, int n, int p, const double* l21) {
+  switch (p) {
+    case 1: return update_block_of<1>(f, n, p, l21);
+    case 2: return update_block_of<2>(f, n, p, l21);
+    case 3: return update_block_of<3>(f, n, p, l21);
+    case 4: return update_block_of<4>(f, n, p, l21);
+    case 5: return update_block_of<5>(f, n, p, l21);
+    case 6: return update_block_of<6>(f, n, p, l21);
+    case 7: return update_block_of<7>(f, n, p, l21);
+    default: return update_block_of<0>(f, n, p, l21);
+  }
 }
 
 // Regions start on a cache line of their own.
@@ -196,9 +229,8 @@ const MultifrontalLdlt::Split& MultifrontalLdlt::split_for(int parts) {
 void MultifrontalLdlt::factor(const SystemView& k, const Parallel& parallel, double dependent_pivot) {
   dependent_pivot_ = dependent_pivot;
   any_held_ = std::find(k.held.begin(), k.held.end(), 1) != k.held.end();
-  // Room for a front's L21 D, then its pivots' scales (factor_front).
-  const std::size_t scratch = static_cast<std::size_t>(plan_.max_size) * static_cast<std::size_t>(plan_.max_size) +
-                              static_cast<std::size_t>(plan_.max_size);
+  // Room for a front's pivots' scales (factor_front).
+  const std::size_t scratch = static_cast<std::size_t>(plan_.max_size);
   scratch_.resize(scratch);
   dependent_.clear();
   const int parts = std::min(parallel.count, static_cast<int>(plan_.supers.size()));
@@ -280,9 +312,7 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* scratch
       for (int r = x; r < n; ++r) f[x * n + r] = 0.0;
     }
   }
-  // The scratch (see factor): L21 D, then the pivots' scales.
-  const std::size_t max_size = static_cast<std::size_t>(plan_.max_size);
-  double* pivot_scale = scratch + max_size * max_size;
+  double* pivot_scale = scratch;  // see factor
   for (int c = 0; c < p; ++c) {
     f[c * n + c] += k.reg[plan_.perm[static_cast<std::size_t>(s.first + c)]];
     pivot_scale[c] = f[c * n + c];
@@ -305,39 +335,31 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* scratch
 
   // Partial LDLᵀ of the pivots. A pivot that vanishes against its row's
   // diagonal is a dependent row: out of the solve, its column dropped.
+  // Small fronts update only their pivot columns here (the update rows'
+  // entries of L D stay in the front) and the update block after, in one
+  // pass; large ones factor their pivot block alone and go by blocks.
   double* inverse = inverse_pivot_.data() + s.first;
-  const int block_end = p >= kBlockedPivots ? p : n;  // scalar updates reach this far
+  const bool blocked = p >= kBlockedPivots;
+  const int rows_end = blocked ? p : n;  // rows the pivot loop reaches
   for (int c = 0; c < p; ++c) {
     double* col = f + c * n;
     const double d = col[c];
     if (!(d > dependent_pivot_ * pivot_scale[c])) {
       inverse[c] = 0.0;
-      std::fill(col + c + 1, col + n, 0.0);
+      for (int r = c + 1; r < n; ++r) col[r] = 0.0;
       const int row = plan_.perm[static_cast<std::size_t>(s.first + c)];
       if (!k.is_held(row)) dependent.push_back(row);
       continue;
     }
     const double inv = 1.0 / d;
     inverse[c] = inv;
-    for (int j = c + 1; j < block_end; ++j) {
+    for (int j = c + 1; j < p; ++j) {
       const double lj = col[j] * inv;
       if (lj == 0.0) continue;
       double* to = f + j * n;
-      for (int r = j; r < block_end; ++r) to[r] -= col[r] * lj;
+      for (int r = j; r < rows_end; ++r) to[r] -= col[r] * lj;
     }
-    for (int r = c + 1; r < block_end; ++r) col[r] *= inv;
-  }
-  if (p >= kBlockedPivots && n > p) {
-    // L21 = F21 L11⁻ᵀ D⁻¹, then F22 −= L21 D L21ᵀ.
-    Eigen::Map<Eigen::MatrixXd> F(f, n, n);
-    auto f21 = F.bottomLeftCorner(n - p, p);
-    F.topLeftCorner(p, p).triangularView<Eigen::UnitLower>().transpose().solveInPlace<Eigen::OnTheRight>(f21);
-    for (int c = 0; c < p; ++c)
-      if (inverse[c] == 0.0) f21.col(c).setZero();
-    Eigen::Map<Eigen::MatrixXd> wd(scratch, n - p, p);  // L21 D
-    wd = f21;
-    f21 *= Eigen::Map<const Eigen::VectorXd>(inverse, p).asDiagonal();
-    F.bottomRightCorner(n - p, n - p).triangularView<Eigen::Lower>() -= wd * f21.transpose();
+    for (int r = c + 1; r < p; ++r) col[r] *= inv;
   }
 
   // The panel as the solve reads it: L11 column by column, then L21 row by
@@ -347,12 +369,26 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* scratch
   for (int c = 0; c < p; ++c)
     for (int r = c; r < p; ++r) panel[c * p + r] = f[c * n + r];  // the lower triangle: the front's is all there is
   double* l21 = panel + p * p;
-  for (int r = p; r < n; ++r)
-    for (int c = 0; c < p; ++c) l21[(r - p) * p + c] = f[c * n + r];
+  const int nu = n - p;
+  if (blocked && nu > 0) {
+    // L21 D = F21 L11⁻ᵀ (left in the front), L21 to the panel, then
+    // F22 −= (L21 D) L21ᵀ.
+    Eigen::Map<Eigen::MatrixXd> F(f, n, n);
+    auto f21 = F.bottomLeftCorner(nu, p);
+    F.topLeftCorner(p, p).triangularView<Eigen::UnitLower>().transpose().solveInPlace<Eigen::OnTheRight>(f21);
+    for (int c = 0; c < p; ++c)
+      if (inverse[c] == 0.0) f21.col(c).setZero();
+    Eigen::Map<RowMatrix> L21(l21, nu, p);
+    L21.noalias() = f21 * Eigen::Map<const Eigen::VectorXd>(inverse, p).asDiagonal();
+    F.bottomRightCorner(nu, nu).triangularView<Eigen::Lower>() -= f21 * L21.transpose();
+  } else if (nu > 0) {
+    for (int r = 0; r < nu; ++r)
+      for (int c = 0; c < p; ++c) l21[r * p + c] = f[c * n + p + r] * inverse[c];
+    update_block(f, n, p, l21);
+  }
 
   // The update matrix to its place (lay_out): at or below the front, so
   // that each value goes down and none is overwritten before it is read.
-  const int nu = n - p;
   double* update = fronts_.data() + pool_->update[static_cast<std::size_t>(si)];
   for (int c = 0; c < nu; ++c) {
     const double* from = f + (p + c) * n + p;
@@ -362,8 +398,6 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* scratch
 }
 
 namespace {
-
-using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // Forward substitution through front s (L z = b, then D⁻¹ z on its pivots):
 // the pivots' triangle, then each update row's dot product with them,

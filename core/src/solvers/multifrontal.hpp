@@ -130,7 +130,7 @@ class MultifrontalLdlt {
     FrontPool pool;
   };
   const Split& split_for(int parts);
-  // `scratch`: room for a front's L21 D and its pivots' scales.
+  // `scratch`: room for a front's pivots' scales.
   void factor_front(int s, const SystemView& k, double* scratch, std::vector<int>& dependent);
   template <int N>  // the front's size, or 0: any
   void factor_front(int s, const SystemView& k, double* scratch, std::vector<int>& dependent);
