@@ -123,16 +123,20 @@ void counters(benchmark::State& state, const Prepared& p) {
   state.counters["dependent_rows"] = p.dependent;
 }
 
+// range(0): 0 factor, 1 solve; range(1): threads.
 void bench_multifrontal(benchmark::State& state, const Case& c) {
   Prepared p = prepare(c);
   const SystemView k{p.s.J, p.s.w, p.s.reg, p.s.held};
   const bool solve = state.range(0) == 1;
+  Threads pool;
+  const Parallel parallel{&pool, static_cast<int>(state.range(1))};
+  p.f.factor(k, parallel);
   Eigen::VectorXd x = Eigen::VectorXd::Ones(p.s.J.rows());
   for (auto _ : state) {
     if (solve) {
-      p.f.solve(x);
+      p.f.solve(x, parallel);
     } else {
-      p.f.factor(k);
+      p.f.factor(k, parallel);
     }
     benchmark::DoNotOptimize(x.data());
   }
@@ -207,12 +211,13 @@ void register_all() {
   for (const Case& c : kCases) {
     for (int solve : {0, 1}) {
       const std::string what = solve ? "/solve" : "/factor";
-      auto add = [&](const std::string& solver, auto fn) {
+      auto add = [&](const std::string& solver, auto fn, int threads = 1) {
         benchmark::RegisterBenchmark((c.name + "/" + solver + what).c_str(), fn)
-            ->Arg(solve)
+            ->Args({solve, threads})
             ->Unit(benchmark::kMillisecond);
       };
       add("multifrontal", [c](benchmark::State& s) { bench_multifrontal(s, c); });
+      add("multifrontal_2threads", [c](benchmark::State& s) { bench_multifrontal(s, c); }, 2);
       add("eigen_simplicial", [c](benchmark::State& s) { bench_library<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>>(s, c); });
       add("cholmod_supernodal", [c](benchmark::State& s) { bench_library<Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>>>(s, c); });
       add("cholmod_simplicial", [c](benchmark::State& s) { bench_library<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>>(s, c); });

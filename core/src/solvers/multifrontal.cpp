@@ -15,6 +15,9 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 // triangular solve and a rank-p update through Eigen's dense kernels); the
 // many small ones by scalar loops.
 constexpr int kBlockedPivots = 8;
+// Fronts of at most this many rows are zeroed in one pass over their n²
+// entries: the upper triangle is not read, but n short fills cost more.
+constexpr int kWholeZero = 32;
 // How many subtrees the split between threads opens, at most, looking for
 // the best balance (each opening moves one front to the top).
 constexpr int kSplitOpenings = 64;
@@ -275,8 +278,13 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* scratch
   const int* index = plan_.index.data() + s.index;
   double* f = fronts_.data() + pool_->front[static_cast<std::size_t>(si)];
   // Only the lower triangle is assembled and read (the solves read L below
-  // its diagonal): its columns are zeroed, half of an n × n front.
-  for (int c = 0; c < n; ++c) std::fill(f + c * n + c, f + (c + 1) * n, 0.0);
+  // its diagonal): a small front is zeroed whole, at once, a large one
+  // column by column below its diagonal.
+  if (n <= kWholeZero) {
+    std::fill(f, f + n * n, 0.0);
+  } else {
+    for (int c = 0; c < n; ++c) std::fill(f + c * n + c, f + (c + 1) * n, 0.0);
+  }
 
   // K's own entries: B_j W B_iᵀ for every pair of blocks on one body.
   const double* jv = k.J.values();
