@@ -74,22 +74,19 @@ void write_equality_bounds(Workspace& ws, int row, int rows, bool second_order) 
 // a particle: its anchor not turned, its J̇q̇ term 0).
 void write_particle_rod(const PlanarRow& r, const double* q, const double* v, const double* w, bool second_order,
                         Workspace& ws, double* const blocks[2]) {
-  double p[2][2], pdot[2][2];
-  for (int e = 0; e < 2; ++e) {
+  // Each end in scalars: as arrays, the ends' pairs went through the stack
+  // (two-wide stores read back one half at a time, each load waiting).
+  struct End {
+    double x, y, vx, vy;
+  };
+  auto end = [&](int e) {
     const int o = r.offset[e];
-    if (o < 0) {
-      p[e][0] = r.anchor[e][0];
-      p[e][1] = r.anchor[e][1];
-      pdot[e][0] = pdot[e][1] = 0.0;
-      continue;
-    }
-    p[e][0] = q[o] + r.anchor[e][0];
-    p[e][1] = q[o + 1] + r.anchor[e][1];
-    pdot[e][0] = v[o];
-    pdot[e][1] = v[o + 1];
-  }
-  const double d[2] = {p[1][0] - p[0][0], p[1][1] - p[0][1]};
-  const double ddot[2] = {pdot[1][0] - pdot[0][0], pdot[1][1] - pdot[0][1]};
+    if (o < 0) return End{r.anchor[e][0], r.anchor[e][1], 0.0, 0.0};
+    return End{q[o] + r.anchor[e][0], q[o + 1] + r.anchor[e][1], v[o], v[o + 1]};
+  };
+  const End a = end(0), b = end(1);
+  const double d[2] = {b.x - a.x, b.y - a.y};
+  const double ddot[2] = {b.vx - a.vx, b.vy - a.vy};
   const double len = std::sqrt(d[0] * d[0] + d[1] * d[1]);
   const bool apart = len > 1e-12;
   const double n[2] = {apart ? d[0] / len : 1.0, apart ? d[1] / len : 0.0};
