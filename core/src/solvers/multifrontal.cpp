@@ -13,7 +13,7 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 
 // Fronts with at least this many pivots are factored by blocks (a
 // triangular solve and a rank-p update through Eigen's dense kernels); the
-// many small ones by scalar loops.
+// many small ones by loops of their own (update_block).
 constexpr int kBlockedPivots = 8;
 // Fronts of at most this many rows are zeroed in one pass over their n²
 // entries: the upper triangle is not read, but n short fills cost more.
