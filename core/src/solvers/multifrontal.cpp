@@ -232,47 +232,46 @@ const MultifrontalLdlt::Split& MultifrontalLdlt::split_for(int parts) {
 void MultifrontalLdlt::factor(const SystemView& k, const Parallel& parallel, double dependent_pivot) {
   dependent_pivot_ = dependent_pivot;
   any_held_ = std::find(k.held.begin(), k.held.end(), 1) != k.held.end();
-  // Room for a front's pivots' scales (factor_front).
-  const std::size_t scratch = static_cast<std::size_t>(plan_.max_size);
-  scratch_.resize(scratch);
+  const std::size_t scales = static_cast<std::size_t>(plan_.max_size);  // a front's pivots, at most
+  pivot_scale_.resize(scales);
   dependent_.clear();
   const int parts = std::min(parallel.count, static_cast<int>(plan_.supers.size()));
   pool_ = parts <= 1 ? &serial_pool_ : &split_for(parts).pool;
   if (fronts_.size() < pool_->values) fronts_.resize(pool_->values);
   if (parts <= 1) {
-    for (int s = 0; s < static_cast<int>(plan_.supers.size()); ++s) factor_front(s, k, scratch_.data(), dependent_);
+    for (int s = 0; s < static_cast<int>(plan_.supers.size()); ++s) factor_front(s, k, pivot_scale_.data(), dependent_);
   } else {
     const Split& sp = split_for(parts);
-    part_scratch_.resize(static_cast<std::size_t>(parts));
+    part_pivot_scale_.resize(static_cast<std::size_t>(parts));
     part_dependent_.resize(static_cast<std::size_t>(parts));
     parallel.for_parts(parts, [&](int p, int) {
-      std::vector<double>& mine = part_scratch_[static_cast<std::size_t>(p)];
-      mine.resize(scratch);
+      std::vector<double>& mine = part_pivot_scale_[static_cast<std::size_t>(p)];
+      mine.resize(scales);
       std::vector<int>& dependent = part_dependent_[static_cast<std::size_t>(p)];
       dependent.clear();
       for (const auto& [lo, hi] : sp.ranges[static_cast<std::size_t>(p)])
         for (int s = lo; s <= hi; ++s) factor_front(s, k, mine.data(), dependent);
     });
-    for (int s : sp.top) factor_front(s, k, scratch_.data(), dependent_);
+    for (int s : sp.top) factor_front(s, k, pivot_scale_.data(), dependent_);
     for (const std::vector<int>& d : part_dependent_) dependent_.insert(dependent_.end(), d.begin(), d.end());
   }
   std::sort(dependent_.begin(), dependent_.end());
 }
 
-void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* scratch, std::vector<int>& dependent) {
+void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* pivot_scale, std::vector<int>& dependent) {
   // Most fronts of a tree are tiny (a chain's hold two rows): their size as a
   // constant lets the compiler unroll every loop below.
   switch (plan_.supers[static_cast<std::size_t>(si)].size) {
-    case 1: return factor_front<1>(si, k, scratch, dependent);
-    case 2: return factor_front<2>(si, k, scratch, dependent);
-    case 3: return factor_front<3>(si, k, scratch, dependent);
-    case 4: return factor_front<4>(si, k, scratch, dependent);
-    default: return factor_front<0>(si, k, scratch, dependent);
+    case 1: return factor_front<1>(si, k, pivot_scale, dependent);
+    case 2: return factor_front<2>(si, k, pivot_scale, dependent);
+    case 3: return factor_front<3>(si, k, pivot_scale, dependent);
+    case 4: return factor_front<4>(si, k, pivot_scale, dependent);
+    default: return factor_front<0>(si, k, pivot_scale, dependent);
   }
 }
 
 template <int N>
-void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* scratch, std::vector<int>& dependent) {
+void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* pivot_scale, std::vector<int>& dependent) {
   const FrontPlan::Super& s = plan_.supers[static_cast<std::size_t>(si)];
   const int n = N > 0 ? N : s.size, p = s.pivots;
   const int* index = plan_.index.data() + s.index;
@@ -320,7 +319,6 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* scratch
       for (int r = x; r < n; ++r) f[x * n + r] = 0.0;
     }
   }
-  double* pivot_scale = scratch;  // see factor
   for (int c = 0; c < p; ++c) {
     f[c * n + c] += k.reg[plan_.perm[static_cast<std::size_t>(s.first + c)]];
     pivot_scale[c] = f[c * n + c];

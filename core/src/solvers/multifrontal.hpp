@@ -130,10 +130,11 @@ class MultifrontalLdlt {
     FrontPool pool;
   };
   const Split& split_for(int parts);
-  // `scratch`: room for a front's pivots' scales.
-  void factor_front(int s, const SystemView& k, double* scratch, std::vector<int>& dependent);
+  // `pivot_scale`: room for a front's pivots' diagonals before elimination
+  // (the dependent-row test's scale).
+  void factor_front(int s, const SystemView& k, double* pivot_scale, std::vector<int>& dependent);
   template <int N>  // the front's size, or 0: any
-  void factor_front(int s, const SystemView& k, double* scratch, std::vector<int>& dependent);
+  void factor_front(int s, const SystemView& k, double* pivot_scale, std::vector<int>& dependent);
   const FrontPool* pool_ = nullptr;  // of the factorization under way
 
   ConstraintGraph graph_;
@@ -144,12 +145,12 @@ class MultifrontalLdlt {
   FrontPool serial_pool_;             // the fronts' places when one thread factors them all
   std::vector<double> fronts_;   // the front pool
   std::vector<double> inverse_pivot_;  // per place in elimination order: 1/d, 0 for a dependent or held row
-  std::vector<double> scratch_;  // the stepping thread's factor_front scratch
+  std::vector<double> pivot_scale_;  // the stepping thread's factor_front pivot scales
   std::vector<int> dependent_;
   bool any_held_ = false;  // of the factorization under way
   double dependent_pivot_ = kDependentPivot;  // of the factorization under way
   Split split_;
-  std::vector<std::vector<double>> part_scratch_;  // per part: its factor_front scratch
+  std::vector<std::vector<double>> part_pivot_scale_;  // per part: its factor_front pivot scales
   std::vector<std::vector<int>> part_dependent_;   // per part: dependent rows found
   std::vector<Eigen::VectorXd> part_updates_;      // per part: its forward solve's updates to top rows
   Eigen::VectorXd permuted_;  // a solve's vector in elimination order
