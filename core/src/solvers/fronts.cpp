@@ -222,6 +222,7 @@ FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const
     plan.solve_flops += 2.0 * sup.pivots * sup.size;
 
     sup.products = static_cast<int>(plan.products.size());
+    sup.pairs = static_cast<int>(plan.pairs.size());
     for (int k : pivot_nodes[static_cast<std::size_t>(s)]) {
       const int node_i = e.order[static_cast<std::size_t>(k)];
       for (int body : g.node_bodies[static_cast<std::size_t>(node_i)]) {
@@ -246,11 +247,16 @@ FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const
           }
           p.diagonal = node_i == node_j;
           plan.assembly_flops += static_cast<double>(p.size_i) * p.size_j * p.cols;
-          plan.products.push_back(p);
+          if (p.size_i == 1 && p.size_j == 1 && p.cols == 2) {
+            plan.pairs.push_back({p.values_i + p.rows_i[0] * 2, p.values_j + p.rows_j[0] * 2, p.w, p.dest});
+          } else {
+            plan.products.push_back(p);
+          }
         }
       }
     }
     sup.product_count = static_cast<int>(plan.products.size()) - sup.products;
+    sup.pair_count = static_cast<int>(plan.pairs.size()) - sup.pairs;
 
     sup.children = static_cast<int>(plan.children.size());
     for (int cs : super_children[static_cast<std::size_t>(s)]) {

@@ -288,6 +288,11 @@ void MultifrontalLdlt::factor_front(int si, const SystemView& k, double* pivot_s
   // K's own entries: B_j W B_iᵀ for every pair of blocks on one body.
   const double* jv = k.J.values();
   const double* w = k.w.data();
+  for (int x = s.pairs; x < s.pairs + s.pair_count; ++x) {
+    const FrontPlan::RowPair& pr = plan_.pairs[static_cast<std::size_t>(x)];
+    const double *ri = jv + pr.i, *rj = jv + pr.j, *wb = w + pr.w;
+    f[pr.dest] += rj[0] * wb[0] * ri[0] + rj[1] * wb[1] * ri[1];
+  }
   for (int x = s.products; x < s.products + s.product_count; ++x) {
     const FrontPlan::Product& pr = plan_.products[static_cast<std::size_t>(x)];
     const double* wb = w + pr.w;

@@ -43,6 +43,7 @@ struct FrontPlan {
     int children = 0, child_count = 0;  // offset into `children`
     int relative = 0;  // offset into `relative`: each update row's front row in the parent
     int products = 0, product_count = 0;  // offset into `products`
+    int pairs = 0, pair_count = 0;        // offset into `pairs`
   };
   // One block product B_j W B_iᵀ added into a front: node i's block on a
   // body and node j's block on the same body, j not before i. Offsets are
@@ -57,10 +58,17 @@ struct FrontPlan {
     std::uint8_t rows_i[3], rows_j[3];  // kept rows within each block
     bool diagonal;           // i == j: only the lower triangle
   };
+  // The products of two one-row blocks on a body of 2 DOF (two rods on a
+  // particle, most often), apart: four offsets, a quarter of the reads of a
+  // Product. Their rows' first values, the body's first DOF, the entry.
+  struct RowPair {
+    int i, j, w, dest;
+  };
   std::vector<Super> supers;  // in a post-order of the supernode tree: children before parents
   std::vector<int> index, children, relative;
   std::vector<int> perm;      // place in elimination order → J row
   std::vector<Product> products;
+  std::vector<RowPair> pairs;
   std::size_t panel_values = 0;
   int max_size = 0;
   int total_rows = 0;         // J's rows
