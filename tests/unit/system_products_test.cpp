@@ -101,3 +101,37 @@ TEST(SystemProducts, ReusedFactorizationLeavesWJtLambda) {
     EXPECT_LT((w_jt - expected).norm(), 1e-12 * expected.norm()) << (warm ? "from the warm start" : "from 0");
   }
 }
+
+// A caller whose need is per row (RATTLE: each row's Ċ) gives
+// SolveRequest::row_residual: PCG stops once no row's residual exceeds it,
+// though the relative residual is above the tolerance, and says so.
+TEST(SystemProducts, ReuseStopsOnceEveryRowIsWithinItsResidual) {
+  std::mt19937 rng(13);
+  test::RandomSystem s = make_grid(rng, 30, 1);
+  const Eigen::VectorXd r = random_vector(rng, s.J.rows());
+  DirectSolver strict, per_row;
+  Eigen::VectorXd lambda_strict, lambda_row;
+  SolveRequest tight{1e-12};
+  tight.residual = true;
+  strict.solve(SystemView{s.J, s.w, s.reg, s.held}, r, lambda_strict, tight);
+  per_row.solve(SystemView{s.J, s.w, s.reg, s.held}, r, lambda_row, tight);
+
+  std::uniform_real_distribution<double> u(-1e-4, 1e-4);  // far enough that PCG iterates
+  double* v = s.J.mutable_values();
+  for (std::size_t i = 0; i < s.J.value_count(); ++i) v[i] *= 1.0 + u(rng);
+  const SystemView k{s.J, s.w, s.reg, s.held};
+  const SolveStats full = strict.solve(k, r, lambda_strict, tight);
+  ASSERT_EQ(strict.factorizations, 1) << "the factorization is reused";
+  ASSERT_GE(full.iterations, 2);
+  EXPECT_LE(full.residual, tight.tolerance);
+
+  SolveRequest rows = tight;
+  rows.row_residual = 1e-6 * r.cwiseAbs().maxCoeff();
+  const SolveStats early = per_row.solve(k, r, lambda_row, rows);
+  ASSERT_EQ(per_row.factorizations, 1);
+  EXPECT_LT(early.iterations, full.iterations);
+  EXPECT_GT(early.residual, tight.tolerance) << "the residual reported is the one reached";
+  const Eigen::MatrixXd j = test::dense_j(s.J);
+  const Eigen::VectorXd left = r - (j * s.w.asDiagonal() * j.transpose() * lambda_row + s.reg.cwiseProduct(lambda_row));
+  EXPECT_LE(left.cwiseAbs().maxCoeff(), rows.row_residual * (1.0 + 1e-9));
+}

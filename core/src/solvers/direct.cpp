@@ -140,8 +140,10 @@ void DirectSolver::factor(const SystemView& k, bool strict) {
   factored_ = true;
 }
 
-SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& x, double tolerance,
-                               int budget, Eigen::VectorXd* w_jt_x) {
+std::optional<SolveStats> DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& x,
+                                              const SolveRequest& how, int budget) {
+  const double tolerance = how.tolerance;
+  Eigen::VectorXd* w_jt_x = how.w_jt_lambda;
   // PCG over the free rows, its vector operations fused into as few passes
   // over the rows as the recurrence allows, each split between the threads
   // (chunked_sum: the same sums on any thread count).
@@ -243,21 +245,30 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
     });
     if (!(pkp > 0.0)) break;
     const double alpha = rz / pkp;
-    res2 = chunked_sum(threads, n, [&](int first, int last) {
-      double sum = 0.0;
-      for (int i = first; i < last; ++i) {
-        x[i] += alpha * p[i];
-        const double v = res[i] - alpha * kp[i];
-        res[i] = v;
-        sum += v * v;
-      }
-      return sum;
-    });
+    struct Residual {
+      double sum2 = 0.0, worst = 0.0;
+    };
+    const Residual left = chunked_reduce(
+        threads, n, Residual{},
+        [&](int first, int last) {
+          Residual part;
+          for (int i = first; i < last; ++i) {
+            x[i] += alpha * p[i];
+            const double v = res[i] - alpha * kp[i];
+            res[i] = v;
+            part.sum2 += v * v;
+            part.worst = std::max(part.worst, std::abs(v));
+          }
+          return part;
+        },
+        [](const Residual& a, const Residual& b) { return Residual{a.sum2 + b.sum2, std::max(a.worst, b.worst)}; });
+    res2 = left.sum2;
     if (w_jt_x) *w_jt_x += alpha * scratch_;
     ++stats.iterations;
     ++pcg_iterations;
     stats.residual = std::sqrt(res2) / norm_r;
     if (stats.residual <= tolerance) return stats;
+    if (left.worst <= how.row_residual) return stats;
     // Give up as soon as the rate so far would not reach the tolerance
     // within the budget: a refactorization is cheaper than the iterations
     // left. Judged from the first iteration on: a projection's Newton steps
@@ -272,8 +283,7 @@ SolveStats DirectSolver::reuse(const SystemView& k, const Eigen::VectorXd& r, Ei
     next_direction(rz_next / rz);
     rz = rz_next;
   }
-  stats.residual = std::numeric_limits<double>::infinity();  // not converged: refactor
-  return stats;
+  return std::nullopt;  // not converged: refactor
 }
 
 bool DirectSolver::still_dependent(const SystemView& k) {
@@ -334,10 +344,9 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
   if (!factored_for(k)) {
     const int budget = how.max_reuse < 0 ? reuse_budget_ : std::min(reuse_budget_, how.max_reuse);
     if (factored_ && budget > 0 && !recheck_) {
-      stats = reuse(k, r, lambda, how.tolerance, budget, how.w_jt_lambda);
-      if (stats.residual <= how.tolerance) {
-        stats.rank_deficiency = static_cast<int>(dependent_.size());
-        return stats;
+      if (std::optional<SolveStats> reused = reuse(k, r, lambda, how, budget)) {
+        reused->rank_deficiency = static_cast<int>(dependent_.size());
+        return *reused;
       }
     }
     factor(k, how.strict);

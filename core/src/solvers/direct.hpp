@@ -18,6 +18,7 @@
 //   that runs stay deterministic).
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
@@ -65,8 +66,9 @@ class DirectSolver {
   void remember(const SystemView& k);
   // Do the removed rows still depend on the kept ones (after a factorization)?
   bool still_dependent(const SystemView& k);
-  SolveStats reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance, int budget,
-                   Eigen::VectorXd* w_jt_lambda);
+  // PCG from the last factorization; nothing where it would not converge within `budget`.
+  std::optional<SolveStats> reuse(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, const SolveRequest& how,
+                                  int budget);
   // K restricted to the rows in the solve (held or dependent rows out).
   SystemView kept(const SystemView& k);
 

@@ -31,6 +31,10 @@ struct SystemView {
 // How well, and how, a system is to be solved.
 struct SolveRequest {
   double tolerance = 1e-10;  // relative residual |r − Kλ| / |r|
+  // Enough as well once no row's residual exceeds this (|r − Kλ|∞): a
+  // caller whose need is per row (RATTLE: each row's Ċ h within the
+  // tolerance) says so, where the relative 2-norm bounds it loosely.
+  double row_residual = 0.0;
   bool residual = true;      // the direct solver measures it (else reports NaN)
   // The most PCG iterations the direct solver may spend on a reused
   // factorization before it refactors (−1: what its cost model allows). A
