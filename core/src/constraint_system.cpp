@@ -270,11 +270,8 @@ void evaluate_constraints(const WorldModel& m, WorldData& d, Workspace& ws, doub
       const auto [first, last] = split(n, parts, p);
       for (int i = first; i < last; ++i) {
         if (planar) {
-          const PlanarRow& row = planar->rows[static_cast<std::size_t>(i)];
-          if (row.row >= 0) {
-            write_planar_row(row, q, v, w, writes.second_order, ws, values);
-            continue;
-          }
+          i = write_planar_rows(planar->rows.data(), i, last, q, v, w, writes.second_order, ws, values);
+          if (i == last) break;
         }
         const ConstraintRecord& c = m.constraints[static_cast<std::size_t>(i)];
         const BlockJacobian::Group& g = ws.J.groups()[static_cast<std::size_t>(i)];

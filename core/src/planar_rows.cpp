@@ -72,8 +72,10 @@ void write_equality_bounds(Workspace& ws, int row, int rows, bool second_order) 
 // A rod between particles and the world: write_rod_rows_2d's operations
 // with each end's point and velocity read straight from q and v (end_2d of
 // a particle: its anchor not turned, its J̇q̇ term 0).
-void write_particle_rod(const PlanarRow& r, const double* q, const double* v, const double* w, bool second_order,
-                        Workspace& ws, double* const blocks[2]) {
+// Inlined into write_planar_rows' loop: as a call a rod, each one's square
+// root and division waited for the last one's to finish.
+[[gnu::always_inline]] inline void write_particle_rod(const PlanarRow& r, const double* q, const double* v, const double* w,
+                                                      bool second_order, Workspace& ws, double* const blocks[2]) {
   // Each end in scalars: as arrays, the ends' pairs went through the stack
   // (two-wide stores read back one half at a time, each load waiting).
   struct End {
@@ -113,15 +115,9 @@ void write_particle_rod(const PlanarRow& r, const double* q, const double* v, co
   if (w) ws.diag[r.row] = diag;
 }
 
-}  // namespace
-
-void write_planar_row(const PlanarRow& r, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const double* w, bool second_order,
-                      Workspace& ws, double* values) {
-  double* blocks[2] = {r.values[0] < 0 ? nullptr : values + r.values[0], r.values[1] < 0 ? nullptr : values + r.values[1]};
-  if (r.particles) {
-    write_particle_rod(r, q.data(), v.data(), w, second_order, ws, blocks);
-    return;
-  }
+// A rod or a pin with a rigid end, through the 2D rows' own writers.
+void write_rod_or_pin(const PlanarRow& r, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const double* w, bool second_order,
+                      Workspace& ws, double* const blocks[2]) {
   const int row = r.row, rows = r.pin ? 2 : 1;
   auto view = [&](int e) {
     return body_view_at(r.body[e], r.offset[e], r.rigid[e] ? 3 : 2, r.rigid[e], 2, q, v, ws.rotation);
@@ -145,6 +141,23 @@ void write_planar_row(const PlanarRow& r, const Eigen::VectorXd& q, const Eigen:
       sum[k] += r.rigid[e] ? RowGram::of<3>(blocks[e] + 3 * k, wb) : RowGram::of<2>(blocks[e] + 2 * k, wb);
   }
   for (int k = 0; k < rows; ++k) ws.diag[row + k] = sum[k];
+}
+
+}  // namespace
+
+int write_planar_rows(const PlanarRow* rows, int first, int last, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                      const double* w, bool second_order, Workspace& ws, double* values) {
+  int i = first;
+  for (; i < last && rows[i].row >= 0; ++i) {
+    const PlanarRow& r = rows[i];
+    double* blocks[2] = {r.values[0] < 0 ? nullptr : values + r.values[0], r.values[1] < 0 ? nullptr : values + r.values[1]};
+    if (r.particles) {
+      write_particle_rod(r, q.data(), v.data(), w, second_order, ws, blocks);
+    } else {
+      write_rod_or_pin(r, q, v, w, second_order, ws, blocks);
+    }
+  }
+  return i;
 }
 
 }  // namespace linkage

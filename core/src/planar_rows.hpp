@@ -39,12 +39,14 @@ struct PlanarRows {
 
 const PlanarRows& planar_rows(const WorldModel& m, Workspace& ws);
 
-// One PlanarRow's rows at (q, v), as evaluate_constraints writes a rod's or
-// a pin's (write_rod_rows_2d, write_pin_rows_2d: the same operations in the
-// same order, hence the same bits): C, Ċ, J̇q̇ (where `second_order`), J's
-// blocks, the bounds (and c_tt) of an equality and, where `w`, the rows'
-// diag(J W Jᵀ).
-void write_planar_row(const PlanarRow& r, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const double* w, bool second_order,
-                      Workspace& ws, double* values);
+// The rows of rows[first, last) at (q, v), up to the first that is neither
+// a rod nor a pin (row −1), whose index it returns; as evaluate_constraints
+// writes a rod's or a pin's (write_rod_rows_2d, write_pin_rows_2d: the same
+// operations in the same order, hence the same bits): C, Ċ, J̇q̇ (where
+// `second_order`), J's blocks, the bounds (and c_tt) of an equality and,
+// where `w`, the rows' diag(J W Jᵀ). One loop over a model's rods, not a
+// call each.
+int write_planar_rows(const PlanarRow* rows, int first, int last, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                      const double* w, bool second_order, Workspace& ws, double* values);
 
 }  // namespace linkage
