@@ -209,7 +209,7 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
     ++out.iterations;
     const BlockJacobian& J = newton ? ws.J : ws.step_J;
     hold_rows(m, ws, J, held);
-    SolveRequest request{forcing, false};
+    SolveRequest request{.tolerance = forcing, .residual = false};
     request.strict = stall.strict;
     if (refactor) request.max_reuse = 0;
     const int factorizations = ws.direct.factorizations, pcg = ws.direct.pcg_iterations;
@@ -278,7 +278,7 @@ void catch_taut_rows(const WorldModel& m, WorldData& d, Workspace& ws, double t)
     ws.reg[r] = 1.0;
   }
   if (!any) return;
-  d.v += correction_for(m, ws, ws.J, -ws.Cdot, SolveRequest{m.settings.solver_tolerance, false});
+  d.v += correction_for(m, ws, ws.J, -ws.Cdot, SolveRequest{.tolerance = m.settings.solver_tolerance, .residual = false});
   add_constraint_forces(m, d, ws, ws.J, ws.lambda, 1.0 / m.settings.dt, t, d.q);  // an impulse
 }
 
@@ -335,7 +335,7 @@ void project_velocities(const WorldModel& m, WorldData& d, Workspace& ws, double
   // tightly (it does not only predict, or the step projected nothing) a
   // factorization here serves both, where PCG would run twice.
   const double enough = 0.5 * m.settings.projection_tolerance / (h * std::sqrt(sum2));
-  SolveRequest how{std::clamp(enough, m.settings.solver_tolerance, kMaxForcing), false};
+  SolveRequest how{.tolerance = std::clamp(enough, m.settings.solver_tolerance, kMaxForcing), .residual = false};
   // The need itself is per row, and PCG's residual is each row's Ċ after
   // the solve: it may stop there, where the 2-norm bound above asks for
   // more (its last iteration often for a factor of 3 or 4).

@@ -31,10 +31,6 @@ struct SystemView {
 // How well, and how, a system is to be solved.
 struct SolveRequest {
   double tolerance = 1e-10;  // relative residual |r − Kλ| / |r|
-  // Enough as well once no row's residual exceeds this (|r − Kλ|∞): a
-  // caller whose need is per row (RATTLE: each row's Ċ h within the
-  // tolerance) says so, where the relative 2-norm bounds it loosely.
-  double row_residual = 0.0;
   bool residual = true;      // the direct solver measures it (else reports NaN)
   // The most PCG iterations the direct solver may spend on a reused
   // factorization before it refactors (−1: what its cost model allows). A
@@ -50,6 +46,10 @@ struct SolveRequest {
   // a Newton step that stalled on rows only nearly dependent, whose C it
   // must still correct.
   bool strict = false;
+  // Enough as well once no row's residual exceeds this (|r − Kλ|∞): a
+  // caller whose need is per row (RATTLE: each row's Ċ h within the
+  // tolerance) says so, where the relative 2-norm bounds it loosely.
+  double row_residual = 0.0;
 };
 
 struct SolveStats {
