@@ -71,9 +71,9 @@ void write_equality_bounds(Workspace& ws, int row, int rows, bool second_order) 
 
 // A rod between particles and the world: write_rod_rows_2d's operations
 // with each end's point and velocity read straight from q and v (end_2d of
-// a particle: its anchor not turned, its J̇q̇ term 0).
-// Inlined into write_planar_rows' loop: as a call a rod, each one's square
-// root and division waited for the last one's to finish.
+// a particle: its anchor not turned, its J̇q̇ term 0). Inlined into
+// write_planar_rows' loop: called once a rod, each rod's square root and
+// division waited for the last one's to finish.
 [[gnu::always_inline]] inline void write_particle_rod(const PlanarRow& r, const double* q, const double* v, const double* w,
                                                       bool second_order, Workspace& ws, double* const blocks[2]) {
   // Each end in scalars: as arrays, the ends' pairs went through the stack

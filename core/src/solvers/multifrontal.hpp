@@ -59,8 +59,8 @@ struct FrontPlan {
     bool diagonal;           // i == j: only the lower triangle
   };
   // The products of two one-row blocks on a body of 2 DOF (two rods on a
-  // particle, most often), apart: four offsets, a quarter of the reads of a
-  // Product. Their rows' first values, the body's first DOF, the entry.
+  // particle, most often), apart: four offsets, half a Product's bytes and
+  // no row lookups. Their rows' first values, the body's first DOF, the entry.
   struct RowPair {
     int i, j, w, dest;
   };
