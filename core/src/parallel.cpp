@@ -83,12 +83,19 @@ void ThreadPool::run(int parts, const std::function<void(int)>& part) {
   {
     // Under the mutex for the workers that sleep on wake_ (they test for
     // a new generation under it); a spinning worker takes the job without it.
+    // The parts go up before the generation: a worker that sees the new
+    // generation then finds its parts (published after it, they were
+    // missing to a worker that looked in between, which went back to wait
+    // for the next job while this thread did its part: a third of a tree
+    // projection's iterations on two threads ran on one).
     std::lock_guard lock(mutex_);
     job_.store(&part, std::memory_order_relaxed);
     pending_.store(parts - 1, std::memory_order_relaxed);
-    generation = static_cast<std::uint32_t>(generation_.fetch_add(1, std::memory_order_release) + 1);
+    const std::uint64_t posted = generation_.load(std::memory_order_relaxed) + 1;  // this thread alone posts
+    generation = static_cast<std::uint32_t>(posted);
     next_part_.store(static_cast<std::uint64_t>(generation) << 32 | static_cast<std::uint64_t>(parts) << 16 | 1u,
-                     std::memory_order_release);
+                     std::memory_order_relaxed);
+    generation_.store(posted, std::memory_order_release);
   }
   wake_.notify_all();
   part(0);
