@@ -337,7 +337,32 @@ bool TreeElimination::split(int parts) {
     for (int f = unit.first; f < unit.first + unit.count; ++f)
       body_part_[static_cast<std::size_t>(fronts_[static_cast<std::size_t>(f)].body)] = part[u];
   }
+  lay_out_by_part();
   return true;
+}
+
+void TreeElimination::lay_out_by_part() {
+  std::size_t panels = 0, updates = 0;
+  auto place = [&](const std::vector<Item>& items) {
+    for (const Item& item : items)
+      for (Front *f = fronts_.data() + item.first, *end = f + item.count; f != end; ++f) {
+        f->panel = static_cast<int>(panels);
+        panels += static_cast<std::size_t>(f->size * f->pivots);
+        f->update = static_cast<int>(updates);
+        updates += static_cast<std::size_t>((f->size - f->pivots) * (f->size - f->pivots));
+      }
+    // At least a cache line (8 values) before the next part's.
+    panels = (panels + 15) / 8 * 8;
+    updates = (updates + 15) / 8 * 8;
+  };
+  for (const std::vector<Item>& items : part_items_) place(items);
+  place(top_items_);
+  for (const Span& s : spans_)
+    if (s.chain)
+      for (int k = 0; k < s.count; ++k)
+        links_[static_cast<std::size_t>(s.link + k)].panel = fronts_[static_cast<std::size_t>(s.first + k)].panel;
+  panels_.assign(panels, 0.0);
+  updates_.assign(updates, 0.0);
 }
 
 void TreeElimination::factor(const double* J, const double* w, const char* skip, const double* diag, double* y,

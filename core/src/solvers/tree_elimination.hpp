@@ -140,6 +140,11 @@ class TreeElimination {
   // lists the spans and the links.
   void order_chains();
   bool split(int parts);  // plan_parts for `parts` parts
+  // Each part's panels and updates in a region of their own, the top's
+  // last: analyse lays fronts out by height, which interleaves the parts'
+  // (a path's two halves link by link), and two cores writing one cache
+  // line stall each other at every write.
+  void lay_out_by_part();
   void factor_item(const Item& item, const double* J, const double* w, const char* skip, const double* diag, double* y,
                    Pivots& pivots);
   void back_item(const Item& item, double* y) const;
