@@ -26,6 +26,31 @@ TEST(ThreadPool, RunsEveryPartOnceAndReturnsWhenAllAreDone) {
   }
 }
 
+// A worker that sees a job takes the part no thread has: here part 0
+// waits (up to 200 ms) for part 1 to start, which only a worker can do
+// while part 0 runs. (run() published the parts after the generation, and
+// a worker that looked in between found none, went back to wait for the
+// next job, and left its part to the caller: a third of a two-thread tree
+// projection's iterations.)
+TEST(ThreadPool, AWorkerThatSeesAJobTakesItsPart) {
+  ThreadPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int job = 0; job < 20000; ++job) {  // the old order failed within 400-6,200 jobs here
+    std::atomic<bool> started{false};
+    std::thread::id ran_on;
+    pool.run(2, [&](int p) {
+      if (p == 1) {
+        ran_on = std::this_thread::get_id();
+        started.store(true);
+        return;
+      }
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+      while (!started.load() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    });
+    ASSERT_NE(ran_on, caller) << "job " << job << ": part 1 waited for the caller";
+  }
+}
+
 // wake() rouses workers that sleep (here after a pause longer than their
 // spin) so that they wait for the next job spinning, where a job ran since
 // the last wake() (a pool no job used since is left asleep); the jobs
