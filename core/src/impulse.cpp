@@ -64,8 +64,13 @@ void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double 
   SolveRequest how{velocity_solve_tolerance(m.settings, ws, h, ws.rhs)};
   how.w_jt_lambda = &dv;
   SolveStats stats;
-  const bool tree = !contacts && solve_on_tree(m, ws, true, stats);
-  if (!tree) stats = solve_system(m, ws, ws.J, how);
+  const bool tree = !contacts && solve_on_tree(m, ws, stats);
+  if (tree) {
+    w_jt_on_tree(m, ws, dv);
+    stats.residual = residual_on_tree(ws, dv);
+  } else {
+    stats = solve_system(m, ws, ws.J, how);
+  }
   record_solve(m, ws, stats, held);
   for (int round = 0; contacts && round < kFrictionRounds && ws.contacts.bound_friction(ws.lo, ws.hi, ws.lambda, first_contact);
        ++round) {
@@ -76,7 +81,6 @@ void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double 
   ws.active_start.clear();
   constraint_forces_on_tree(m, d, ws, 1.0 / m.settings.dt, t);
   mark_free_motors(ws, 1.0);
-  if (tree) w_jt_on_tree(m, ws, dv);
   v += dv;
 }
 

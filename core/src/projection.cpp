@@ -100,10 +100,14 @@ Eigen::VectorXd correction_for(const WorldModel& m, Workspace& ws, const BlockJa
   SolveRequest with_dq = how;
   with_dq.w_jt_lambda = &dq;
   SolveStats stats;
-  const bool on_tree = tree && solve_on_tree(m, ws, how.residual, stats);
-  if (!on_tree) stats = solve_system(m, ws, J, with_dq);
+  const bool on_tree = tree && solve_on_tree(m, ws, stats);
+  if (on_tree) {
+    w_jt_on_tree(m, ws, dq);
+    if (how.residual) stats.residual = residual_on_tree(ws, dq);
+  } else {
+    stats = solve_system(m, ws, J, with_dq);
+  }
   record_solve(m, ws, stats, 0);
-  if (on_tree) w_jt_on_tree(m, ws, dq);
   return dq;
 }
 

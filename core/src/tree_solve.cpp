@@ -83,76 +83,9 @@ void copy_blocks(const BlockJacobian& J, TreeProjection& tp) {
   tp.blocks_of = J.values_stamp();
 }
 
-// |r − K λ| / |r| over the rows not held (all the tree's), K through the
-// tree's blocks: one pass for W Jᵀ λ, one for J of that.
-double residual_of(const Workspace& ws, TreeProjection& tp) {
-  tp.dq.assign(static_cast<std::size_t>(ws.w.size()), 0.0);
-  for (const TreeProjection::Node& n : tp.nodes)
-    for (const TreeProjection::End& end : n.end) {
-      if (!end.moves) continue;
-      const double* v = tp.J.data() + end.values;
-      for (int r = 0; r < n.rows; ++r)
-        for (int x = 0; x < end.dof; ++x) tp.dq[static_cast<std::size_t>(end.offset + x)] += v[r * end.dof + x] * ws.lambda[n.row + r];
-    }
-  for (std::size_t i = 0; i < tp.dq.size(); ++i) tp.dq[i] *= ws.w[static_cast<int>(i)];
-  double res = 0.0, norm = 0.0;
-  for (const TreeProjection::Node& n : tp.nodes)
-    for (int r = 0; r < n.rows; ++r) {
-      const int row = n.row + r;
-      if (ws.held[static_cast<std::size_t>(row)]) continue;
-      double kx = 0.0;
-      for (const TreeProjection::End& end : n.end) {
-        if (!end.moves) continue;
-        const double* v = tp.J.data() + end.values + r * end.dof;
-        for (int x = 0; x < end.dof; ++x) kx += v[x] * tp.dq[static_cast<std::size_t>(end.offset + x)];
-      }
-      res += (ws.rhs[row] - kx) * (ws.rhs[row] - kx);
-      norm += ws.rhs[row] * ws.rhs[row];
-    }
-  return norm > 0.0 ? std::sqrt(res / norm) : 0.0;
-}
-
-// residual_of on a planar model of particle Rods (TreeProjection::sweep,
-// every end moving): the same sums in the same order, a particle's two DOF
-// as one SSE2 pair (the same operations on each) and its W applied right
-// after its last Rod, as the projection's step_rods takes them; the DOF no
-// Rod moves are not read.
-double rods_residual(const Workspace& ws, TreeProjection& tp) {
-  tp.dq.assign(static_cast<std::size_t>(ws.w.size()), 0.0);
-  double* dq = tp.dq.data();
-  const double* w = ws.w.data();
-  const double* J = tp.J.data();
-  for (const TreeProjection::Rod& n : tp.rods) {
-    const __m128d l = _mm_set1_pd(ws.lambda[n.row]);
-    for (int e = 0; e < 2; ++e) {
-      const int o = n.offset[e];
-      if (o < 0) continue;
-      __m128d sum = _mm_add_pd(_mm_loadu_pd(dq + o), _mm_mul_pd(_mm_loadu_pd(J + n.values[e]), l));
-      if (n.last[e]) sum = _mm_mul_pd(sum, _mm_loadu_pd(w + o));
-      _mm_storeu_pd(dq + o, sum);
-    }
-  }
-  double res = 0.0, norm = 0.0;
-  for (const TreeProjection::Rod& n : tp.rods) {
-    if (ws.held[static_cast<std::size_t>(n.row)]) continue;
-    double kx = 0.0;
-    for (int e = 0; e < 2; ++e) {
-      const int o = n.offset[e];
-      if (o < 0) continue;
-      const double* v = J + n.values[e];
-      kx += v[0] * dq[o];
-      kx += v[1] * dq[o + 1];
-    }
-    const double r = ws.rhs[n.row];
-    res += (r - kx) * (r - kx);
-    norm += r * r;
-  }
-  return norm > 0.0 ? std::sqrt(res / norm) : 0.0;
-}
-
 }  // namespace
 
-bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats& stats) {
+bool solve_on_tree(const WorldModel& m, Workspace& ws, SolveStats& stats) {
   if (!tree_applies(m, ws)) return false;
   TreeProjection& tp = ws.tree;
   const std::size_t nr = tp.y.size();
@@ -200,8 +133,45 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats
   stats.iterations = 1;
   stats.rank_deficiency = tp.elimination.dependent_rows();
   stats.residual = std::numeric_limits<double>::quiet_NaN();
-  if (residual) stats.residual = tp.sweep ? rods_residual(ws, tp) : residual_of(ws, tp);
   return true;
+}
+
+double residual_on_tree(const Workspace& ws, const Eigen::VectorXd& dv) {
+  const TreeProjection& tp = ws.tree;
+  const double* J = tp.J.data();
+  const double* x = dv.data();
+  double res = 0.0, norm = 0.0;
+  auto add = [&](int row, double kx) {
+    if (ws.held[static_cast<std::size_t>(row)]) return;
+    const double r = ws.rhs[row];
+    res += (r - kx) * (r - kx);
+    norm += r * r;
+  };
+  if (tp.sweep) {  // planar particle Rods, every end moving
+    for (const TreeProjection::Rod& n : tp.rods) {
+      double kx = 0.0;
+      for (int e = 0; e < 2; ++e) {
+        const int o = n.offset[e];
+        if (o < 0) continue;
+        const double* v = J + n.values[e];
+        kx += v[0] * x[o];
+        kx += v[1] * x[o + 1];
+      }
+      add(n.row, kx);
+    }
+  } else {
+    for (const TreeProjection::Node& n : tp.nodes)
+      for (int r = 0; r < n.rows; ++r) {
+        double kx = 0.0;
+        for (const TreeProjection::End& end : n.end) {
+          if (!end.moves) continue;
+          const double* v = J + end.values + r * end.dof;
+          for (int k = 0; k < end.dof; ++k) kx += v[k] * x[end.offset + k];
+        }
+        add(n.row + r, kx);
+      }
+  }
+  return norm > 0.0 ? std::sqrt(res / norm) : 0.0;
 }
 
 namespace {
@@ -339,13 +309,27 @@ bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, doub
     ws.contact_row[r] = ContactRows::none;
   };
   if (tp.particle_rods) {  // the same through the compact Rods
-    for (std::size_t i = 0; i < tp.rods.size(); ++i) {
-      const TreeProjection::Rod& n = tp.rods[i];
+    // The rows' kinds and softness, and J̇q̇ and C_tt (zeros: nothing in
+    // this family writes them), stay in place while the model does, as the
+    // generic evaluation keeps them: each rod's row then takes 6 stores
+    // where it took 13 (a pass bound by its stores). The arrays in locals:
+    // stores to the char arrays may alias any object, the vectors' own
+    // pointers too, which the loop would otherwise load again after each.
+    const bool kinds = ws.kinds_model != m.model_version || ws.kinds_rows != nr;
+    double *C = ws.C.data(), *Cdot = ws.Cdot.data(), *jdot_qdot = ws.jdot_qdot.data(), *c_tt = ws.c_tt.data();
+    double *lo = ws.lo.data(), *hi = ws.hi.data(), *omega = ws.soft_omega.data(), *zeta = ws.soft_zeta.data();
+    double* diags = with_diag ? ws.diag.data() : nullptr;
+    char *velocity_row = ws.velocity_row.data(), *unilateral_row = ws.unilateral_row.data(), *contact_row = ws.contact_row.data();
+    const double *tc = tp.C.data(), *tlo = tp.lo.data(), *thi = tp.hi.data(), *tj = tp.J.data();
+    const TreeProjection::Rod* rods = tp.rods.data();
+    const std::size_t count = tp.rods.size();
+    for (std::size_t i = 0; i < count; ++i) {
+      const TreeProjection::Rod& n = rods[i];
       double cdot = 0.0, diag = 0.0;
       for (int e = 0; e < 2; ++e) {
         const int o = n.offset[e];
         if (o < 0) continue;
-        const double* j = tp.J.data() + n.values[e];
+        const double* j = tj + n.values[e];
         // A fixed or kinematic end too; written out for a particle's two or
         // three DOF (a loop of run-time length took a third of this pass).
         cdot += j[0] * v[o];
@@ -354,9 +338,20 @@ bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, doub
         const int to = blocks[2 * i + static_cast<std::size_t>(e)];
         if (to < 0) continue;
         copy_block(j, n.dof, values + to);
-        if (with_diag) diag += gram(j, n.dof, o);
+        if (diags) diag += gram(j, n.dof, o);
       }
-      write_row(n.row, cdot, n.rope, diag);
+      const int row = n.row;
+      if (diags) diags[row] = diag;
+      C[row] = tc[row];
+      Cdot[row] = cdot;
+      lo[row] = tlo[row];
+      hi[row] = thi[row];
+      if (!kinds) continue;
+      jdot_qdot[row] = c_tt[row] = 0.0;
+      omega[row] = zeta[row] = 0.0;
+      velocity_row[row] = 0;
+      unilateral_row[row] = n.rope;
+      contact_row[row] = ContactRows::none;
     }
   } else {
     for (std::size_t i = 0; i < tp.nodes.size(); ++i) {

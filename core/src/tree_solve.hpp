@@ -21,9 +21,14 @@ struct Workspace;
 // (tree_applies), every row it does not solve is held, no row is
 // regularized (a soft row's compliance) or has a known λ, and no bounded
 // row's λ is past its bound (the general path's active set is for that).
-// `residual`: measure |r − Kλ| / |r| (else NaN). False, with ws.lambda and
-// the counters unchanged, when it does not apply.
-bool solve_on_tree(const WorldModel& m, Workspace& ws, bool residual, SolveStats& stats);
+// Its residual is left NaN: residual_on_tree measures it from the
+// correction the caller takes. False, with ws.lambda and the counters
+// unchanged, when it does not apply.
+bool solve_on_tree(const WorldModel& m, Workspace& ws, SolveStats& stats);
+
+// |r − K λ| / |r| over the rows not held for solve_on_tree's λ, from
+// dv = W Jᵀ λ (w_jt_on_tree's): K λ = J dv, one pass over the rows.
+double residual_on_tree(const Workspace& ws, const Eigen::VectorXd& dv);
 
 // out = W Jᵀ λ for ws.lambda through ws.J, as w_jt_product gives it on
 // one thread, in one pass over the compact Rods where the model is of
