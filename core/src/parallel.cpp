@@ -83,11 +83,10 @@ void ThreadPool::run(int parts, const std::function<void(int)>& part) {
   {
     // Under the mutex for the workers that sleep on wake_ (they test for
     // a new generation under it); a spinning worker takes the job without it.
-    // The parts go up before the generation: a worker that sees the new
-    // generation then finds its parts (published after it, they were
-    // missing to a worker that looked in between, which went back to wait
-    // for the next job while this thread did its part: a third of a tree
-    // projection's iterations on two threads ran on one).
+    // The parts go up before the generation, so that a worker that sees
+    // the generation finds them: one that looked between the two stores
+    // would take none and wait for the next job, leaving this one's parts
+    // to this thread.
     std::lock_guard lock(mutex_);
     job_.store(&part, std::memory_order_relaxed);
     pending_.store(parts - 1, std::memory_order_relaxed);

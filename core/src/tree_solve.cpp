@@ -147,30 +147,16 @@ double residual_on_tree(const Workspace& ws, const Eigen::VectorXd& dv) {
     res += (r - kx) * (r - kx);
     norm += r * r;
   };
-  if (tp.sweep) {  // planar particle Rods, every end moving
-    for (const TreeProjection::Rod& n : tp.rods) {
+  for (const TreeProjection::Node& n : tp.nodes)
+    for (int r = 0; r < n.rows; ++r) {
       double kx = 0.0;
-      for (int e = 0; e < 2; ++e) {
-        const int o = n.offset[e];
-        if (o < 0) continue;
-        const double* v = J + n.values[e];
-        kx += v[0] * x[o];
-        kx += v[1] * x[o + 1];
+      for (const TreeProjection::End& end : n.end) {
+        if (!end.moves) continue;
+        const double* v = J + end.values + r * end.dof;
+        for (int k = 0; k < end.dof; ++k) kx += v[k] * x[end.offset + k];
       }
-      add(n.row, kx);
+      add(n.row + r, kx);
     }
-  } else {
-    for (const TreeProjection::Node& n : tp.nodes)
-      for (int r = 0; r < n.rows; ++r) {
-        double kx = 0.0;
-        for (const TreeProjection::End& end : n.end) {
-          if (!end.moves) continue;
-          const double* v = J + end.values + r * end.dof;
-          for (int k = 0; k < end.dof; ++k) kx += v[k] * x[end.offset + k];
-        }
-        add(n.row + r, kx);
-      }
-  }
   return norm > 0.0 ? std::sqrt(res / norm) : 0.0;
 }
 
@@ -295,32 +281,32 @@ bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, doub
   auto gram = [&](const double* j, int dof, int offset) {
     return dof == 3 ? RowGram::of<3>(j, w + offset) : RowGram::of<2>(j, w + offset);
   };
-  auto write_row = [&](int row, double cdot, bool rope, double diag) {
-    const auto r = static_cast<std::size_t>(row);
-    if (with_diag) ws.diag[row] = diag;
-    ws.C[row] = tp.C[r];
-    ws.Cdot[row] = cdot;
-    ws.jdot_qdot[row] = ws.c_tt[row] = 0.0;
-    ws.lo[row] = tp.lo[r];
-    ws.hi[row] = tp.hi[r];
-    ws.soft_omega[row] = ws.soft_zeta[row] = 0.0;
-    ws.velocity_row[r] = 0;
-    ws.unilateral_row[r] = rope;
-    ws.contact_row[r] = ContactRows::none;
+  // The rows' kinds and softness, and J̇q̇ and C_tt (zeros: nothing in
+  // this family writes them), stay in place while the model does, as the
+  // generic evaluation keeps them: a row then takes 6 stores where it took
+  // 13 (a pass bound by its stores). The arrays in locals: stores to the
+  // char arrays may alias any object, the vectors' own pointers too, which
+  // the loop would otherwise load again after each.
+  const bool kinds = ws.kinds_model != m.model_version || ws.kinds_rows != nr;
+  double *C = ws.C.data(), *Cdot = ws.Cdot.data(), *jdot_qdot = ws.jdot_qdot.data(), *c_tt = ws.c_tt.data();
+  double *lo = ws.lo.data(), *hi = ws.hi.data(), *omega = ws.soft_omega.data(), *zeta = ws.soft_zeta.data();
+  double* diags = with_diag ? ws.diag.data() : nullptr;
+  char *velocity_row = ws.velocity_row.data(), *unilateral_row = ws.unilateral_row.data(), *contact_row = ws.contact_row.data();
+  const double *tc = tp.C.data(), *tlo = tp.lo.data(), *thi = tp.hi.data(), *tj = tp.J.data();
+  auto write_row = [=](int row, double cdot, bool rope, double diag) {
+    if (diags) diags[row] = diag;
+    C[row] = tc[row];
+    Cdot[row] = cdot;
+    lo[row] = tlo[row];
+    hi[row] = thi[row];
+    if (!kinds) return;
+    jdot_qdot[row] = c_tt[row] = 0.0;
+    omega[row] = zeta[row] = 0.0;
+    velocity_row[row] = 0;
+    unilateral_row[row] = rope;
+    contact_row[row] = ContactRows::none;
   };
   if (tp.particle_rods) {  // the same through the compact Rods
-    // The rows' kinds and softness, and J̇q̇ and C_tt (zeros: nothing in
-    // this family writes them), stay in place while the model does, as the
-    // generic evaluation keeps them: each rod's row then takes 6 stores
-    // where it took 13 (a pass bound by its stores). The arrays in locals:
-    // stores to the char arrays may alias any object, the vectors' own
-    // pointers too, which the loop would otherwise load again after each.
-    const bool kinds = ws.kinds_model != m.model_version || ws.kinds_rows != nr;
-    double *C = ws.C.data(), *Cdot = ws.Cdot.data(), *jdot_qdot = ws.jdot_qdot.data(), *c_tt = ws.c_tt.data();
-    double *lo = ws.lo.data(), *hi = ws.hi.data(), *omega = ws.soft_omega.data(), *zeta = ws.soft_zeta.data();
-    double* diags = with_diag ? ws.diag.data() : nullptr;
-    char *velocity_row = ws.velocity_row.data(), *unilateral_row = ws.unilateral_row.data(), *contact_row = ws.contact_row.data();
-    const double *tc = tp.C.data(), *tlo = tp.lo.data(), *thi = tp.hi.data(), *tj = tp.J.data();
     const TreeProjection::Rod* rods = tp.rods.data();
     const std::size_t count = tp.rods.size();
     for (std::size_t i = 0; i < count; ++i) {
@@ -340,18 +326,7 @@ bool rows_from_tree(const WorldModel& m, const WorldData& d, Workspace& ws, doub
         copy_block(j, n.dof, values + to);
         if (diags) diag += gram(j, n.dof, o);
       }
-      const int row = n.row;
-      if (diags) diags[row] = diag;
-      C[row] = tc[row];
-      Cdot[row] = cdot;
-      lo[row] = tlo[row];
-      hi[row] = thi[row];
-      if (!kinds) continue;
-      jdot_qdot[row] = c_tt[row] = 0.0;
-      omega[row] = zeta[row] = 0.0;
-      velocity_row[row] = 0;
-      unilateral_row[row] = n.rope;
-      contact_row[row] = ContactRows::none;
+      write_row(n.row, cdot, n.rope, diag);
     }
   } else {
     for (std::size_t i = 0; i < tp.nodes.size(); ++i) {
