@@ -63,19 +63,20 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-bool ThreadPool::claim(std::uint32_t generation, int& part) {
+bool ThreadPool::claim(std::uint32_t generation, int& part, int& parts) {
   std::uint64_t next = next_part_.load(std::memory_order_acquire);
   for (;;) {
     if (static_cast<std::uint32_t>(next >> 32) != generation) return false;
     part = static_cast<int>(next & 0xffffu);
-    if (part >= static_cast<int>((next >> 16) & 0xffffu)) return false;
+    parts = static_cast<int>((next >> 16) & 0xffffu);
+    if (part >= parts) return false;
     if (next_part_.compare_exchange_weak(next, next + 1, std::memory_order_acq_rel)) return true;
   }
 }
 
-void ThreadPool::run(int parts, const std::function<void(int)>& part) {
+void ThreadPool::run(int parts, const std::function<void(int, int)>& part) {
   if (parts <= 1) {
-    if (parts == 1) part(0);
+    if (parts == 1) part(0, 1);
     return;
   }
   ran_.store(true, std::memory_order_relaxed);
@@ -97,10 +98,10 @@ void ThreadPool::run(int parts, const std::function<void(int)>& part) {
     generation_.store(posted, std::memory_order_release);
   }
   wake_.notify_all();
-  part(0);
+  part(0, parts);
   // The parts no worker has started yet: here, rather than wait for one.
-  for (int p; claim(generation, p);) {
-    part(p);
+  for (int p, count; claim(generation, p, count);) {
+    part(p, count);
     pending_.fetch_sub(1, std::memory_order_seq_cst);
   }
   // A worker that finishes the last part notifies done_ only where this
@@ -140,9 +141,9 @@ void ThreadPool::work() {
     // then refuses every part (the seen generation's are all claimed once
     // a later job can be posted).
     seen = generation_.load(std::memory_order_acquire);
-    const std::function<void(int)>* job = job_.load(std::memory_order_relaxed);
-    for (int p; job && claim(static_cast<std::uint32_t>(seen), p);) {
-      (*job)(p);
+    const std::function<void(int, int)>* job = job_.load(std::memory_order_relaxed);
+    for (int p, parts; job && claim(static_cast<std::uint32_t>(seen), p, parts);) {
+      (*job)(p, parts);
       if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 && sleeping_.load(std::memory_order_seq_cst)) {
         std::lock_guard lock(mutex_);
         done_.notify_all();
@@ -168,7 +169,7 @@ int Threads::for_parts(int count, int useful, const std::function<void(int, int)
     for (int p = 0; p < parts; ++p) part(p, parts);
     return parts;
   }
-  pool->run(parts, [&](int p) { part(p, parts); });
+  pool->run(parts, part);
   return parts;
 }
 

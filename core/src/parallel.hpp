@@ -33,9 +33,12 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
-  // Calls part(p) for p in [0, parts), part 0 on the calling thread, and
-  // returns when every part is done. parts ≤ threads().
-  void run(int parts, const std::function<void(int)>& part);
+  // Calls part(p, parts) for p in [0, parts), part 0 on the calling
+  // thread, and returns when every part is done. parts ≤ threads(). A
+  // worker reads `part` where it is: a pass run again and again (an
+  // iteration's) keeps its function and the function's data in the
+  // workers' caches by making them once.
+  void run(int parts, const std::function<void(int, int)>& part);
   // Wakes the workers that sleep, to wait for a job spinning: a job posted
   // within their spin (kSpin) then starts without a wake-up through the
   // kernel. Only where a job ran since the last wake() (a world whose steps
@@ -53,7 +56,7 @@ class ThreadPool {
   // read after it is seen (acquire), without the mutex: a worker calls it
   // only for a part it claimed of that generation, which run() waits for
   // (so the job is that generation's and still alive).
-  std::atomic<const std::function<void(int)>*> job_{nullptr};
+  std::atomic<const std::function<void(int, int)>*> job_{nullptr};
   bool stopping_ = false;                           // guarded by mutex_
   std::atomic<bool> sleeping_{false};               // run() waits on done_ (the workers then notify it)
   std::uint32_t alerts_ = 0;                        // wake()'s calls; guarded by mutex_
@@ -65,7 +68,7 @@ class ThreadPool {
   std::atomic<std::uint64_t> next_part_{0};
   std::atomic<int> pending_{0};                     // parts 1.. not yet done
   std::atomic<bool> ran_{false};                    // a job ran since the last wake()
-  bool claim(std::uint32_t generation, int& part);
+  bool claim(std::uint32_t generation, int& part, int& parts);
 };
 
 // [begin, end) of part p when n items are split into `parts` nearly equal parts.

@@ -20,7 +20,7 @@ TEST(ThreadPool, RunsEveryPartOnceAndReturnsWhenAllAreDone) {
     for (int job = 0; job < 2000; ++job) {
       for (auto& r : runs) r.store(0);
       const int parts = 2 + job % (threads - 1);  // 2 .. threads
-      pool.run(parts, [&](int p) { runs[static_cast<std::size_t>(p)].fetch_add(1); });
+      pool.run(parts, [&](int p, int) { runs[static_cast<std::size_t>(p)].fetch_add(1); });
       for (int p = 0; p < threads; ++p) ASSERT_EQ(runs[static_cast<std::size_t>(p)].load(), p < parts ? 1 : 0) << "job " << job;
     }
   }
@@ -38,7 +38,7 @@ TEST(ThreadPool, AWorkerThatSeesAJobTakesItsPart) {
   for (int job = 0; job < 20000; ++job) {  // the old order failed within 400-6,200 jobs here
     std::atomic<bool> started{false};
     std::thread::id ran_on;
-    pool.run(2, [&](int p) {
+    pool.run(2, [&](int p, int) {
       if (p == 1) {
         ran_on = std::this_thread::get_id();
         started.store(true);
@@ -65,7 +65,7 @@ TEST(ThreadPool, WakesItsSleepingWorkersAheadOfAJob) {
     if (round % 2 == 0) EXPECT_EQ(pool.wake(), round > 0) << "round " << round;
     if (round % 6 == 0) EXPECT_FALSE(pool.wake()) << "round " << round;  // again, no job between
     for (auto& r : runs) r.store(0);
-    pool.run(3, [&](int p) { runs[static_cast<std::size_t>(p)].fetch_add(1); });
+    pool.run(3, [&](int p, int) { runs[static_cast<std::size_t>(p)].fetch_add(1); });
     for (int p = 0; p < 3; ++p) ASSERT_EQ(runs[static_cast<std::size_t>(p)].load(), 1) << "round " << round;
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -89,7 +89,7 @@ TEST(ThreadPool, RunsEveryPartOnceWhateverTheInterleaving) {
       const int parts = 1 + static_cast<int>(rng() % 3);
       const unsigned mode = rng() % 500, spin = rng() % 2000;
       for (auto& r : runs) r.store(0);
-      pool.run(parts, [&](int p) {
+      pool.run(parts, [&](int p, int) {
         runs[static_cast<std::size_t>(p)].fetch_add(1);
         for (volatile unsigned i = 0; i < (p == 1 ? spin : 0u); i = i + 1) {
         }
