@@ -107,7 +107,7 @@ struct TreeProjection {
   // rows.
   std::vector<double> J, C, lo, hi, diag, y, rhs;
   std::vector<char> held, velocity;
-  std::vector<double> dq, start, moved;
+  std::vector<double> dq, start, moved;  // the last step, where a cut one began (made for the cut), their sum
   std::vector<std::pair<double, double>> rotation;
   std::vector<char> in_tree;  // per row: a node's (the other rows must be held for the tree to solve)
   std::vector<double> rows_q;  // q of the last projection's last evaluation (its C and J); empty: none
