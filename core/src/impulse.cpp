@@ -362,7 +362,7 @@ void impulse_step(const WorldModel& m, WorldData& d, Workspace& ws, double t, do
     if (ws.contacts.active_for(m)) bounce(m, d, ws, t, v);
     if (m.settings.project_positions) std::swap(ws.step_J, ws.J);
   }
-  std::swap(d.v, v);  // v's buffer is the step's; the old one goes with it
+  std::swap(d.v, v);  // no copy: v is not read after this
   scatter_warm(m, ws, h);
 }
 
