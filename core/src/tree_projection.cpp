@@ -730,6 +730,8 @@ struct PartsPass {
   std::vector<Sums> sums;
   std::function<void(int, int)> run;
 
+  PartsPass(const PartsPass&) = delete;  // `run` holds this one's address
+  PartsPass& operator=(const PartsPass&) = delete;
   PartsPass(Workspace& w, TreeProjection& t, Eigen::VectorXd& x, double f)
       : ws(w), tp(t), q(x), force(f), sums(static_cast<std::size_t>(t.elimination.parts()) + 1) {
     // Each part back-substitutes its fronts, sweeps its Rods, evaluates them
