@@ -103,7 +103,7 @@ Eigen::VectorXd correction_for(const WorldModel& m, Workspace& ws, const BlockJa
   const bool on_tree = tree && solve_on_tree(m, ws, stats);
   if (on_tree) {
     w_jt_on_tree(m, ws, dq);
-    if (how.residual) stats.residual = residual_on_tree(ws, dq);
+    if (how.residual) stats.residual = residual_on_tree(m, ws, dq);
   } else {
     stats = solve_system(m, ws, J, with_dq);
   }

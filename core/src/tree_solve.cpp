@@ -92,18 +92,21 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, SolveStats& stats) {
   if (static_cast<std::size_t>(ws.J.rows()) != nr || ws.J.groups().size() != m.constraints.size()) return false;
   if (ws.fixed.size() == ws.rhs.size() && ws.fixed.any()) return false;
   // The right-hand side into tp.y as the rows are checked (scratch until
-  // the solve: nothing changes where the tree path does not apply).
-  bool bounded = false;
+  // the solve: nothing changes where the tree path does not apply). The
+  // checks gathered without a branch a row, the arrays in locals (a store
+  // to y may not alias them): the pass took 5.6k cycles on a chain of
+  // 1000 rows, twice a step.
+  const char *held = ws.held.data(), *in_tree = tp.in_tree.data();
+  const double *reg = ws.reg.data(), *lo = ws.lo.data(), *hi = ws.hi.data(), *rhs = ws.rhs.data();
+  double* y = tp.y.data();
+  bool outside = false, bounded = false;
   for (std::size_t i = 0; i < nr; ++i) {
-    const int r = static_cast<int>(i);
-    if (ws.held[i]) {
-      tp.y[i] = 0.0;
-      continue;
-    }
-    if (!tp.in_tree[i] || ws.reg[r] != 0.0) return false;
-    bounded = bounded || std::isfinite(ws.lo[r]) || std::isfinite(ws.hi[r]);
-    tp.y[i] = ws.rhs[r];
+    const bool free = !held[i];
+    outside |= free & (!in_tree[i] | (reg[i] != 0.0));
+    bounded |= free & (std::isfinite(lo[i]) | std::isfinite(hi[i]));
+    y[i] = free ? rhs[i] : 0.0;
   }
+  if (outside) return false;
 
   // An unchanged K (the same J, W and held rows) is solved with the
   // factorization there.
@@ -136,27 +139,47 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, SolveStats& stats) {
   return true;
 }
 
-double residual_on_tree(const Workspace& ws, const Eigen::VectorXd& dv) {
+double residual_on_tree(const WorldModel& m, const Workspace& ws, const Eigen::VectorXd& dv) {
   const TreeProjection& tp = ws.tree;
   const double* J = tp.J.data();
   const double* x = dv.data();
+  const double* rhs = ws.rhs.data();
+  const char* held = ws.held.data();
   double res = 0.0, norm = 0.0;
   auto add = [&](int row, double kx) {
-    if (ws.held[static_cast<std::size_t>(row)]) return;
-    const double r = ws.rhs[row];
+    if (held[row]) return;
+    const double r = rhs[row];
     res += (r - kx) * (r - kx);
     norm += r * r;
   };
-  for (const TreeProjection::Node& n : tp.nodes)
-    for (int r = 0; r < n.rows; ++r) {
+  // Each row's J dv summed from 0 in the same order either way: over its
+  // moving ends, then their DOF. The Rods' loop runs in a quarter of the
+  // Nodes' time (a chain of 1000: 12k cycles a solve before).
+  if (tp.model == m.model_version && tp.particle_rods && tp.rods_move) {
+    for (const TreeProjection::Rod& n : tp.rods) {
       double kx = 0.0;
-      for (const TreeProjection::End& end : n.end) {
-        if (!end.moves) continue;
-        const double* v = J + end.values + r * end.dof;
-        for (int k = 0; k < end.dof; ++k) kx += v[k] * x[end.offset + k];
+      for (int e = 0; e < 2; ++e) {
+        const int o = n.offset[e];
+        if (o < 0) continue;
+        const double* v = J + n.values[e];
+        kx += v[0] * x[o];
+        kx += v[1] * x[o + 1];
+        if (n.dof == 3) kx += v[2] * x[o + 2];
       }
-      add(n.row + r, kx);
+      add(n.row, kx);
     }
+  } else {
+    for (const TreeProjection::Node& n : tp.nodes)
+      for (int r = 0; r < n.rows; ++r) {
+        double kx = 0.0;
+        for (const TreeProjection::End& end : n.end) {
+          if (!end.moves) continue;
+          const double* v = J + end.values + r * end.dof;
+          for (int k = 0; k < end.dof; ++k) kx += v[k] * x[end.offset + k];
+        }
+        add(n.row + r, kx);
+      }
+  }
   return norm > 0.0 ? std::sqrt(res / norm) : 0.0;
 }
 

@@ -27,8 +27,9 @@ struct Workspace;
 bool solve_on_tree(const WorldModel& m, Workspace& ws, SolveStats& stats);
 
 // |r − K λ| / |r| over the rows not held for solve_on_tree's λ, from
-// dv = W Jᵀ λ (w_jt_on_tree's): K λ = J dv, one pass over the rows.
-double residual_on_tree(const Workspace& ws, const Eigen::VectorXd& dv);
+// dv = W Jᵀ λ (w_jt_on_tree's): K λ = J dv, one pass over the rows (over
+// the compact Rods where the model is of particle rods whose ends all move).
+double residual_on_tree(const WorldModel& m, const Workspace& ws, const Eigen::VectorXd& dv);
 
 // out = W Jᵀ λ for ws.lambda through ws.J, as w_jt_product gives it on
 // one thread, in one pass over the compact Rods where the model is of
