@@ -482,26 +482,18 @@ bool solve(Workspace& ws, TreeProjection& tp, bool strict, SolveStats& stats) {
 // What the tree path changes before its last iteration, kept where a bound
 // may bind, to give the projection back to the general path as it found it.
 struct Saved {
-  Eigen::VectorXd q, step_lambda;
-  std::vector<double> block_forces;
-  std::vector<ConstraintState> constraints;
+  ProjectionPoint point;
   int iterations = 0, step_rank_deficiency = 0, factorizations = 0, solves = 0;
 
   void take(const WorldData& d, const Workspace& ws) {
-    q = d.q;
-    step_lambda = ws.step_lambda;
-    block_forces = ws.block_forces;
-    constraints = d.constraints;
+    point.take(0.0, d, ws, nullptr);
     iterations = ws.iterations;
     step_rank_deficiency = ws.step_rank_deficiency;
     factorizations = ws.direct.factorizations;
     solves = ws.direct.solves;
   }
   void restore(WorldData& d, Workspace& ws) const {
-    d.q = q;
-    ws.step_lambda = step_lambda;
-    ws.block_forces = block_forces;
-    d.constraints = constraints;
+    point.restore(d, ws, nullptr);
     ws.iterations = iterations;
     ws.step_rank_deficiency = step_rank_deficiency;
     ws.direct.factorizations = factorizations;
@@ -834,9 +826,12 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
   std::optional<PartsPass> pass;
   if (in_parts) pass.emplace(ws, tp, d.q, force);
   NewtonStall stall;
+  BestPoint best(s.projection_max_iterations);
   while (out.error >= s.projection_tolerance) {
     if (out.iterations == s.projection_max_iterations) {
       out.capped = true;
+      // The rows RATTLE reads (tp.rows_q) are then the best point's.
+      if (best.restore_if_better(out.error, d, ws, tp.moved.data())) out.error = evaluate(m, d, ws, tp, t, d.q, false).first;
       break;
     }
     ++out.iterations;
@@ -885,6 +880,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
     stall.record(norm, trial, ws.step_rank_deficiency);
     norm = trial;
     out.error = worst;
+    best.see(out.iterations, out.error, d, ws, tp.moved.data());
   }
   for (int i = 0; i < dof; ++i) d.v[i] += tp.moved[static_cast<std::size_t>(i)] / h;
   tp.rows_q.assign(d.q.data(), d.q.data() + d.q.size());  // the last evaluation's
