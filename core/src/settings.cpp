@@ -39,7 +39,7 @@ WorldSettings with_preset(Preset preset, WorldSettings s) {
       s.project_velocities = true;
       s.projection = Projection::nearest;
       s.projection_tolerance = 1e-10;
-      s.projection_max_iterations = 100;
+      s.projection_max_iterations = 200;
       s.solver_tolerance = 1e-10;
       break;
   }
