@@ -1,6 +1,8 @@
 #include "elimination.hpp"
 
 #include <algorithm>
+#include <unordered_map>
+#include <utility>
 
 #include <metis.h>
 
@@ -161,25 +163,133 @@ bool has_large_loops(const ConstraintGraph& g) {
   return false;
 }
 
-Elimination plan_elimination(const ConstraintGraph& g, bool nested_dissection) {
-  Elimination out;
+namespace {
+
+// plan_elimination, a large component with loops ordered by `large` (which
+// returns false where it cannot: the plan then fails).
+template <class Large>
+bool plan(const ConstraintGraph& g, Elimination& out, Large large) {
+  out = Elimination{};
   out.order.reserve(g.nodes.size());
   for (const ConstraintGraph::Component& c : g.components) {
     if (c.nodes.empty()) continue;
     if (c.acyclic) {
       tree_order(g, c, out);
       ++out.tree_components;
-    } else {
-      if (nested_dissection && c.nodes.size() >= kNestedDissection) {
-        nested_dissection_order(g, c, out);
-      } else {
-        fill_reducing_order(g, c, out);
-      }
-      ++out.loop_components;
+      continue;
     }
+    if (c.nodes.size() < kNestedDissection) {
+      fill_reducing_order(g, c, out);
+    } else if (!large(c, out)) {
+      return false;
+    }
+    ++out.loop_components;
   }
   out.super_start.push_back(static_cast<int>(out.order.size()));
+  return true;
+}
+
+// Each node its own supernode (the symbolic analysis merges them).
+void single_nodes(const std::vector<int>& order, Elimination& out) {
+  for (int node : order) {
+    out.super_start.push_back(static_cast<int>(out.order.size()));
+    out.mergeable.push_back(1);
+    out.order.push_back(node);
+  }
+}
+
+}  // namespace
+
+Elimination plan_elimination(const ConstraintGraph& g, bool nested_dissection) {
+  Elimination out;
+  plan(g, out, [&](const ConstraintGraph::Component& c, Elimination& e) {
+    if (nested_dissection) {
+      nested_dissection_order(g, c, e);
+    } else {
+      fill_reducing_order(g, c, e);
+    }
+    return true;
+  });
   return out;
+}
+
+std::vector<std::uint64_t> node_signatures(const BlockJacobian& J, const ConstraintGraph& g) {
+  std::vector<std::uint64_t> out;
+  out.reserve(g.nodes.size());
+  for (const ConstraintGraph::Node& n : g.nodes) {
+    const BlockJacobian::Group& grp = J.groups()[static_cast<std::size_t>(n.group)];
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the ints
+    auto add = [&](int v) {
+      for (int byte = 0; byte < 4; ++byte) h = (h ^ static_cast<std::uint8_t>(static_cast<unsigned>(v) >> (8 * byte))) * 1099511628211ull;
+    };
+    add(grp.rows);
+    add(n.size);
+    for (int r = 0; r < n.size; ++r) add(n.local[r]);
+    for (int b = grp.first_block; b < grp.first_block + grp.blocks; ++b) add(J.block(b).col);
+    out.push_back(h);
+  }
+  return out;
+}
+
+bool KeptOrder::follow(const ConstraintGraph& g, const std::vector<std::uint64_t>& signatures, Elimination& out) {
+  if (signatures_.empty()) return false;
+  // Each node to the last graph's node of its signature, in order.
+  std::unordered_map<std::uint64_t, std::vector<int>> last;
+  for (int i = static_cast<int>(signatures_.size()) - 1; i >= 0; --i) last[signatures_[static_cast<std::size_t>(i)]].push_back(i);
+  std::vector<int> was(signatures.size(), -1);
+  int added = 0;
+  for (std::size_t n = 0; n < signatures.size(); ++n) {
+    const auto it = last.find(signatures[n]);
+    if (it == last.end() || it->second.empty()) {
+      ++added;
+      continue;
+    }
+    was[n] = it->second.back();
+    it->second.pop_back();
+  }
+  const int gone = static_cast<int>(signatures_.size() + static_cast<std::size_t>(added) - signatures.size());
+  const int changed = changed_ + added + gone;
+  if (changed > kReorderShare * static_cast<double>(signatures.size())) return false;
+  const bool kept = plan(g, out, [&](const ConstraintGraph::Component& c, Elimination& e) {
+    std::vector<std::pair<int, int>> placed;  // (place in the last order, node)
+    std::vector<int> order;
+    for (int node : c.nodes) {
+      const int from = was[static_cast<std::size_t>(node)];
+      const int at = from < 0 ? -1 : place_[static_cast<std::size_t>(from)];
+      if (at < 0) {
+        order.push_back(node);  // new, or in no large component with loops last time: after the rest
+      } else {
+        placed.emplace_back(at, node);
+      }
+    }
+    if (static_cast<double>(order.size()) > kReorderShare * static_cast<double>(c.nodes.size())) return false;
+    std::sort(placed.begin(), placed.end());
+    std::vector<int> nodes;
+    nodes.reserve(c.nodes.size());
+    for (const auto& [at, node] : placed) nodes.push_back(node);
+    nodes.insert(nodes.end(), order.begin(), order.end());
+    single_nodes(nodes, e);
+    return true;
+  });
+  if (!kept) return false;
+  keep(signatures, out);
+  changed_ = changed;
+  return true;
+}
+
+void KeptOrder::made(const std::vector<std::uint64_t>& signatures, const Elimination& e) {
+  keep(signatures, e);
+  changed_ = 0;
+}
+
+void KeptOrder::keep(const std::vector<std::uint64_t>& signatures, const Elimination& e) {
+  signatures_ = signatures;
+  // The places of the nodes of fill-reducing orders (single mergeable
+  // supernodes); a tree's nodes have none: trees are ordered afresh.
+  place_.assign(signatures.size(), -1);
+  for (std::size_t s = 0; s + 1 < e.super_start.size(); ++s)
+    if (e.mergeable[s] && e.super_start[s + 1] - e.super_start[s] == 1)
+      place_[static_cast<std::size_t>(e.order[static_cast<std::size_t>(e.super_start[s])])] = e.super_start[s];
 }
 
 }  // namespace linkage

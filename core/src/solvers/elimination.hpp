@@ -16,6 +16,7 @@
 // nested dissection, whose balanced elimination tree also splits between
 // threads. Their supernodes come from the symbolic analysis.
 
+#include <cstdint>
 #include <vector>
 
 #include "constraint_graph.hpp"
@@ -33,5 +34,39 @@ struct Elimination {
 
 Elimination plan_elimination(const ConstraintGraph& g, bool nested_dissection);
 bool has_large_loops(const ConstraintGraph& g);
+
+// A fill-reducing order kept across changes of topology. Ordering a large
+// component with loops costs tens of milliseconds (METIS's nested
+// dissection of cloth_100_slack's 19,800 constraints: 60–80 ms, most of a
+// topology change's analysis), while a constraint added or taken out leaves
+// the order of the others about as good: eliminating a node fewer fills no
+// more, and a new node last fills only its own row. So a graph that differs
+// from the last one in a few nodes keeps the last order for each large
+// component with loops (its nodes still there in their order, the new ones
+// after them), and orders only its trees and small components afresh, until
+// kReorderShare of the nodes have come or gone since an order was made
+// afresh. Nodes are matched by signature (kept rows, and the J columns of
+// their blocks): a body taken out moves every later body's columns, and
+// the graph is then ordered afresh.
+class KeptOrder {
+ public:
+  static constexpr double kReorderShare = 0.05;
+  // The order for `g` (whose nodes' signatures are `signatures`) from the
+  // last one, or false: order afresh (and call made() with the result).
+  bool follow(const ConstraintGraph& g, const std::vector<std::uint64_t>& signatures, Elimination& out);
+  // An order made afresh for a graph of these signatures.
+  void made(const std::vector<std::uint64_t>& signatures, const Elimination& e);
+  int changed() const { return changed_; }  // nodes come or gone since the order was made afresh
+
+ private:
+  void keep(const std::vector<std::uint64_t>& signatures, const Elimination& e);
+  std::vector<std::uint64_t> signatures_;  // of the last graph, per node
+  std::vector<int> place_;                 // per node of the last graph: its place in its order
+  int changed_ = 0;
+};
+
+// Each node's signature: its group's rows, the rows it keeps, and the J
+// columns its blocks are on.
+std::vector<std::uint64_t> node_signatures(const BlockJacobian& J, const ConstraintGraph& g);
 
 }  // namespace linkage

@@ -101,6 +101,7 @@ std::size_t line_up(std::size_t at) { return (at + 7) / 8 * 8; }
 MultifrontalLdlt::MultifrontalLdlt(const MultifrontalLdlt& o)
     : graph_(o.graph_),
       elimination_(o.elimination_),
+      kept_order_(o.kept_order_),
       plan_(o.plan_),
       analysed_(o.analysed_),
       panels_(o.panels_),
@@ -116,16 +117,22 @@ MultifrontalLdlt& MultifrontalLdlt::operator=(const MultifrontalLdlt& o) {
 void MultifrontalLdlt::analyse(const BlockJacobian& J, const std::vector<char>& removed) {
   split_ = {};
   graph_ = build_constraint_graph(J, removed);
-  elimination_ = plan_elimination(graph_, false);
-  plan_ = analyse_fronts(J, graph_, elimination_);
-  if (has_large_loops(graph_)) {
-    // Minimum degree or nested dissection, whichever factors in fewer operations.
-    Elimination nested = plan_elimination(graph_, true);
-    FrontPlan plan = analyse_fronts(J, graph_, nested);
-    if (plan.factor_flops < plan_.factor_flops) {
-      elimination_ = std::move(nested);
-      plan_ = std::move(plan);
+  const std::vector<std::uint64_t> signatures = node_signatures(J, graph_);
+  if (has_large_loops(graph_) && kept_order_.follow(graph_, signatures, elimination_)) {
+    plan_ = analyse_fronts(J, graph_, elimination_);
+  } else {
+    elimination_ = plan_elimination(graph_, false);
+    plan_ = analyse_fronts(J, graph_, elimination_);
+    if (has_large_loops(graph_)) {
+      // Minimum degree or nested dissection, whichever factors in fewer operations.
+      Elimination nested = plan_elimination(graph_, true);
+      FrontPlan plan = analyse_fronts(J, graph_, nested);
+      if (plan.factor_flops < plan_.factor_flops) {
+        elimination_ = std::move(nested);
+        plan_ = std::move(plan);
+      }
     }
+    kept_order_.made(signatures, elimination_);
   }
   panels_.assign(plan_.panel_values, 0.0);
   const std::size_t supers = plan_.supers.size();

@@ -115,6 +115,7 @@ class MultifrontalLdlt {
   const ConstraintGraph& graph() const { return graph_; }
   const FrontPlan& plan() const { return plan_; }
   const Elimination& elimination() const { return elimination_; }
+  const KeptOrder& kept_order() const { return kept_order_; }
   const FrontPool& serial_pool() const { return serial_pool_; }  // the fronts' places on one thread
 
   // Assembles K from J (whose structure must be the analysed one) and factors
@@ -147,6 +148,7 @@ class MultifrontalLdlt {
 
   ConstraintGraph graph_;
   Elimination elimination_;
+  KeptOrder kept_order_;  // the fill-reducing order a change of topology keeps
   FrontPlan plan_;
   bool analysed_ = false;
   std::vector<double> panels_;   // L below each pivot, per front
