@@ -108,12 +108,12 @@ TEST(Multifrontal, TwoThreadsAgreeWithOne) {
   EXPECT_EQ(two, solve(2));
 }
 
-// A mesh large enough for nested dissection: fronts of tens of pivots
-// (factored by blocks, solved through dense products), small fronts merged
-// into their parents, and the split between two threads; λ agrees with a
-// library's sparse LDLᵀ of the same K, on one thread and on two.
-TEST(Multifrontal, AgreesOnLargeMeshes) {
-  std::mt19937 rng(5);
+namespace {
+
+// A 30 × 30 mesh of bodies, one-row constraints between neighbours and from
+// two corners to the world: 1,742 of them, a component large enough for
+// nested dissection.
+RandomSystem mesh(std::mt19937& rng) {
   const int side = 30;
   std::vector<std::pair<int, int>> edges{{-1, 0}, {-1, side - 1}};
   for (int i = 0; i < side; ++i)
@@ -121,7 +121,18 @@ TEST(Multifrontal, AgreesOnLargeMeshes) {
       if (i + 1 < side) edges.push_back({i * side + j, (i + 1) * side + j});
       if (j + 1 < side) edges.push_back({i * side + j, i * side + j + 1});
     }
-  const RandomSystem s = make_system(rng, side * side, edges, 1);
+  return make_system(rng, side * side, edges, 1);
+}
+
+}  // namespace
+
+// A mesh large enough for nested dissection: fronts of tens of pivots
+// (factored by blocks, solved through dense products), small fronts merged
+// into their parents, and the split between two threads; λ agrees with a
+// library's sparse LDLᵀ of the same K, on one thread and on two.
+TEST(Multifrontal, AgreesOnLargeMeshes) {
+  std::mt19937 rng(5);
+  const RandomSystem s = mesh(rng);
   Eigen::VectorXd r(s.J.rows());
   for (int i = 0; i < r.size(); ++i) r[i] = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> library(s.J.gram(s.w));
@@ -212,14 +223,7 @@ std::pair<Eigen::VectorXd, Eigen::VectorXd> solve_both(MultifrontalLdlt& f, cons
 // the nodes have come or gone, the order is made afresh.
 TEST(Multifrontal, KeepsItsOrderAcrossSmallChangesOfTopology) {
   std::mt19937 rng(11);
-  const int side = 30;
-  std::vector<std::pair<int, int>> edges{{-1, 0}, {-1, side - 1}};
-  for (int i = 0; i < side; ++i)
-    for (int j = 0; j < side; ++j) {
-      if (i + 1 < side) edges.push_back({i * side + j, (i + 1) * side + j});
-      if (j + 1 < side) edges.push_back({i * side + j, i * side + j + 1});
-    }
-  const RandomSystem s = make_system(rng, side * side, edges, 1);
+  const RandomSystem s = mesh(rng);
   MultifrontalLdlt f;
   f.analyse(s.J, {});
   EXPECT_EQ(f.kept_order().changed(), 0);
