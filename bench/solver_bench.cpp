@@ -11,7 +11,8 @@
 // assembled (their assembly is not timed), so that the comparison favours
 // them. The counters give the rows solved and the dependent rows taken out.
 // Beside them, the product K z that PCG on a reused factorization makes
-// each iteration, on one and two threads.
+// each iteration, on one and two threads, and the multifrontal LDLᵀ's
+// analysis of a change of topology.
 //
 //   solver_bench --benchmark_out=solvers.json --benchmark_out_format=json
 #include <functional>
@@ -164,6 +165,45 @@ void bench_products(benchmark::State& state, const Case& c) {
   counters(state, p);
 }
 
+// A change of topology's analysis (the graph, its order, the fronts), as
+// the direct solver makes it: range(0) 0 for a system it has not seen
+// (orders made afresh), 1 for the same system less a constraint in the
+// middle, and back, in turns (the order kept: KeptOrder).
+void bench_analysis(benchmark::State& state, const Case& c) {
+  const Prepared p = prepare(c);
+  const bool kept = state.range(0) == 1;
+  const std::size_t out = p.s.J.groups().size() / 2;
+  BlockJacobian less;
+  less.reset(p.s.J.rows() - p.s.J.groups()[out].rows, p.s.J.cols());
+  std::vector<char> removed_less;
+  for (std::size_t g = 0, row = 0; g < p.s.J.groups().size(); ++g) {
+    const BlockJacobian::Group& grp = p.s.J.groups()[g];
+    if (g == out) continue;
+    less.begin_group(static_cast<int>(row), grp.rows);
+    for (int k = grp.first_block; k < grp.first_block + grp.blocks; ++k) {
+      const BlockJacobian::Block& b = p.s.J.block(k);
+      std::copy_n(p.s.J.values(b), grp.rows * b.cols, less.add_block(b.col, b.cols));
+    }
+    for (int r = 0; r < grp.rows; ++r) removed_less.push_back(p.removed[static_cast<std::size_t>(grp.row + r)]);
+    row += static_cast<std::size_t>(grp.rows);
+  }
+  MultifrontalLdlt f;
+  f.analyse(p.s.J, p.removed);
+  bool turn = false;
+  for (auto _ : state) {
+    if (!kept) f = MultifrontalLdlt();
+    turn = kept && !turn;
+    if (turn) {
+      f.analyse(less, removed_less);
+    } else {
+      f.analyse(p.s.J, p.removed);
+    }
+    benchmark::DoNotOptimize(f.plan().factor_flops);
+  }
+  counters(state, p);
+  state.counters["nodes_changed"] = f.kept_order().changed();
+}
+
 // K with the dependent rows out, as a sparse matrix (the libraries' input).
 Eigen::SparseMatrix<double> reduced_k(const Prepared& p) {
   Eigen::SparseMatrix<double> full = p.s.J.gram(p.s.w);
@@ -222,6 +262,11 @@ void register_all() {
       add("cholmod_supernodal", [c](benchmark::State& s) { bench_library<Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>>>(s, c); });
       add("cholmod_simplicial", [c](benchmark::State& s) { bench_library<Eigen::CholmodSimplicialLDLT<Eigen::SparseMatrix<double>>>(s, c); });
     }
+    for (int kept : {0, 1})
+      benchmark::RegisterBenchmark((c.name + "/analysis/" + (kept ? "kept" : "fresh")).c_str(),
+                                   [c](benchmark::State& s) { bench_analysis(s, c); })
+          ->Arg(kept)
+          ->Unit(benchmark::kMillisecond);
     for (int threads : {1, 2})
       benchmark::RegisterBenchmark((c.name + "/products/k_z_" + std::to_string(threads) + "threads").c_str(),
                                    [c](benchmark::State& s) { bench_products(s, c); })
