@@ -190,7 +190,8 @@ def write_solvers(add, path):
         add("A change of topology's analysis by the multifrontal LDLᵀ (the constraint graph, its order, the fronts), "
             "in milliseconds: of a system it has not seen (minimum degree and, for a large component with loops, "
             "nested dissection, each analysed, the cheaper kept), and of the same system less a constraint, after "
-            "it (the order kept: `KeptOrder`):")
+            "it (the order kept: `KeptOrder`; joint_grid's with its dependent rows still out, where the direct solver "
+            "itself starts again from all its rows and orders afresh):")
         add("")
         add("| system | " + " | ".join(analyses) + " |")
         add("|---|" + "---:|" * len(analyses))
