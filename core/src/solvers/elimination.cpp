@@ -108,6 +108,15 @@ std::vector<std::vector<int>> node_graph(const ConstraintGraph& g, const Constra
   return adj;
 }
 
+// Each node its own supernode (the symbolic analysis merges them).
+void single_nodes(const std::vector<int>& order, Elimination& out) {
+  for (int node : order) {
+    out.super_start.push_back(static_cast<int>(out.order.size()));
+    out.mergeable.push_back(1);
+    out.order.push_back(node);
+  }
+}
+
 // Nested dissection (METIS) on the node graph of a large component with
 // loops: less fill than minimum degree on meshes and grids, and an
 // elimination tree whose halves can be factored apart.
@@ -126,11 +135,9 @@ void nested_dissection_order(const ConstraintGraph& g, const ConstraintGraph::Co
   options[METIS_OPTION_SEED] = 1;  // the same order on every run
   options[METIS_OPTION_NUMBERING] = 0;
   METIS_NodeND(&n, xadj.data(), adjncy.data(), weight.data(), options, perm.data(), iperm.data());
-  for (int k = 0; k < n; ++k) {
-    out.super_start.push_back(static_cast<int>(out.order.size()));
-    out.mergeable.push_back(1);
-    out.order.push_back(c.nodes[static_cast<std::size_t>(perm[static_cast<std::size_t>(k)])]);
-  }
+  std::vector<int> order(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) order[static_cast<std::size_t>(k)] = c.nodes[static_cast<std::size_t>(perm[static_cast<std::size_t>(k)])];
+  single_nodes(order, out);
 }
 
 // Approximate minimum degree on the node graph of one component with loops.
@@ -148,11 +155,9 @@ void fill_reducing_order(const ConstraintGraph& g, const ConstraintGraph::Compon
   a.setFromTriplets(pattern.begin(), pattern.end());
   Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> perm;
   Eigen::AMDOrdering<int>()(a, perm);
-  for (int k = 0; k < n; ++k) {
-    out.super_start.push_back(static_cast<int>(out.order.size()));
-    out.mergeable.push_back(1);
-    out.order.push_back(c.nodes[static_cast<std::size_t>(perm.indices()[k])]);
-  }
+  std::vector<int> order(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) order[static_cast<std::size_t>(k)] = c.nodes[static_cast<std::size_t>(perm.indices()[k])];
+  single_nodes(order, out);
 }
 
 }  // namespace
@@ -187,15 +192,6 @@ bool plan(const ConstraintGraph& g, Elimination& out, Large large) {
   }
   out.super_start.push_back(static_cast<int>(out.order.size()));
   return true;
-}
-
-// Each node its own supernode (the symbolic analysis merges them).
-void single_nodes(const std::vector<int>& order, Elimination& out) {
-  for (int node : order) {
-    out.super_start.push_back(static_cast<int>(out.order.size()));
-    out.mergeable.push_back(1);
-    out.order.push_back(node);
-  }
 }
 
 }  // namespace
@@ -252,23 +248,23 @@ bool KeptOrder::follow(const ConstraintGraph& g, const std::vector<std::uint64_t
   if (changed > kReorderShare * static_cast<double>(signatures.size())) return false;
   const bool kept = plan(g, out, [&](const ConstraintGraph::Component& c, Elimination& e) {
     std::vector<std::pair<int, int>> placed;  // (place in the last order, node)
-    std::vector<int> order;
+    std::vector<int> later;                   // new, or in a tree last time: after the rest
     for (int node : c.nodes) {
       const int from = was[static_cast<std::size_t>(node)];
       const int at = from < 0 ? -1 : place_[static_cast<std::size_t>(from)];
       if (at < 0) {
-        order.push_back(node);  // new, or in no large component with loops last time: after the rest
+        later.push_back(node);
       } else {
         placed.emplace_back(at, node);
       }
     }
-    if (static_cast<double>(order.size()) > kReorderShare * static_cast<double>(c.nodes.size())) return false;
+    if (static_cast<double>(later.size()) > kReorderShare * static_cast<double>(c.nodes.size())) return false;
     std::sort(placed.begin(), placed.end());
-    std::vector<int> nodes;
-    nodes.reserve(c.nodes.size());
-    for (const auto& [at, node] : placed) nodes.push_back(node);
-    nodes.insert(nodes.end(), order.begin(), order.end());
-    single_nodes(nodes, e);
+    std::vector<int> order;
+    order.reserve(c.nodes.size());
+    for (const auto& [at, node] : placed) order.push_back(node);
+    order.insert(order.end(), later.begin(), later.end());
+    single_nodes(order, e);
     return true;
   });
   if (!kept) return false;
