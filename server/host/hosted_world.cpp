@@ -150,7 +150,10 @@ Status HostedWorld::add_constraints(const Repeated<v1::ConstraintDef>& defs, Rep
 
 Status HostedWorld::update_constraint(const v1::Id& id, const v1::ConstraintDef& def,
                                       const google::protobuf::FieldMask& mask) {
-  return recorded(do_update_constraint(id, def, mask), [&](durable::Record& r) {
+  // Atomically here, not in do_update_constraint: a batch is atomic as a
+  // whole already, and a copy of the world for each of its updates would
+  // make a batch of them cost its length times the world.
+  return recorded(atomically([&] { return do_update_constraint(id, def, mask); }), [&](durable::Record& r) {
     v1::UpdateConstraintRequest* u = r.mutable_command()->mutable_update_constraint();
     *u->mutable_id() = id;
     *u->mutable_constraint() = def;
@@ -340,16 +343,14 @@ Status HostedWorld::do_update_constraint(const v1::Id& id, const v1::ConstraintD
   const bool def_given = mask.paths_size() == 0 || std::any_of(mask.paths().begin(), mask.paths().end(), [](const std::string& p) {
                            return p != "name" && p != "softness" && !p.starts_with("softness.");
                          });
-  return atomically([&]() -> Status {
-    if (def_given) {
-      if (Status ok = world_.update_constraint(cid, core.value()); !ok) return constraint_error(ok.error(), def);
-    }
-    if (Status ok = world_.set_softness(cid, softness); !ok) return constraint_error(ok.error(), def);
-    if (rename) names_.add_constraint(def.name(), cid).value();
-    footprint_.set(cid, bytes);
-    changes_.updated(cid);
-    return ok_status();
-  });
+  if (def_given) {
+    if (Status ok = world_.update_constraint(cid, core.value()); !ok) return constraint_error(ok.error(), def);
+  }
+  if (Status ok = world_.set_softness(cid, softness); !ok) return constraint_error(ok.error(), def);
+  if (rename) names_.add_constraint(def.name(), cid).value();
+  footprint_.set(cid, bytes);
+  changes_.updated(cid);
+  return ok_status();
 }
 
 Status HostedWorld::do_remove_constraint(const v1::Id& id) {

@@ -168,6 +168,8 @@ class HostedWorld {
                                 const google::protobuf::FieldMask& mask);
   Result<Removed> do_remove_body(const v1::BodyRef& body);
   Result<ConstraintId> do_add_constraint(const v1::ConstraintDef& def);
+  // Changes the definition, then the softness: a refused softness leaves the
+  // new definition in place, so its callers run it atomically.
   Status do_update_constraint(const v1::Id& id, const v1::ConstraintDef& def, const google::protobuf::FieldMask& mask);
   Status do_remove_constraint(const v1::Id& id);
   Result<ForceId> do_add_force(const v1::ForceDef& def);

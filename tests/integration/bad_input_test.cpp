@@ -71,6 +71,7 @@ class BadInput : public ::testing::TestWithParam<Case> {
     const v1::ApplyBatchResponse built = client_->apply_batch(batch);
     ASSERT_EQ(built.results_size(), 8);
     gone_ = built.results(3).created();
+    r12_ = built.results(4).created();
 
     // tiny: paused, at its limit of two bodies.
     v1::CreateWorldRequest tiny;
@@ -95,6 +96,7 @@ class BadInput : public ::testing::TestWithParam<Case> {
 
   static Client& client() { return *client_; }
   static const v1::Id& gone() { return gone_; }
+  static const v1::Id& r12() { return r12_; }
   static const std::string& target() { return server_->target(); }
 
   static WorldPicture picture(const std::string& world) {
@@ -122,6 +124,7 @@ class BadInput : public ::testing::TestWithParam<Case> {
   static inline InProcessServer* server_ = nullptr;
   static inline Client* client_ = nullptr;
   static inline v1::Id gone_;
+  static inline v1::Id r12_;
 };
 
 // The status a stream was refused with (it must not deliver any frame).
@@ -172,6 +175,19 @@ grpc::Status step(const std::string& world, std::uint32_t ticks) {
 }
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// An update of r12 whose new length the world takes and whose softness it
+// refuses: the length must not stay.
+v1::UpdateConstraintRequest longer_rod_with_negative_softness() {
+  v1::UpdateConstraintRequest u;
+  u.set_world("arena");
+  *u.mutable_id() = BadInput::r12();
+  u.mutable_constraint()->mutable_distance()->set_length(0.5);
+  u.mutable_constraint()->mutable_softness()->set_frequency(-1.0);
+  u.mutable_update_mask()->add_paths("distance.length");
+  u.mutable_update_mask()->add_paths("softness.frequency");
+  return u;
+}
 
 std::vector<Case> cases() {
   using grpc::StatusCode;
@@ -282,6 +298,22 @@ std::vector<Case> cases() {
                  return BadInput::client().worlds->ApplyBatch(context().get(), req, &resp);
                },
                StatusCode::INVALID_ARGUMENT, "commands[1]"});
+  c.push_back({"UpdateWithABadSoftness",
+               [](BadInput&) {
+                 v1::UpdateConstraintResponse resp;
+                 return BadInput::client().constraints->UpdateConstraint(
+                     context().get(), longer_rod_with_negative_softness(), &resp);
+               },
+               StatusCode::INVALID_ARGUMENT, "softness.frequency"});
+  c.push_back({"BatchUpdateWithABadSoftness",
+               [](BadInput&) {
+                 v1::ApplyBatchRequest req;
+                 req.set_world("arena");
+                 *req.add_commands()->mutable_update_constraint() = longer_rod_with_negative_softness();
+                 v1::ApplyBatchResponse resp;
+                 return BadInput::client().worlds->ApplyBatch(context().get(), req, &resp);
+               },
+               StatusCode::INVALID_ARGUMENT, "commands[0].constraint.softness.frequency"});
   c.push_back({"StepARunningWorld", [](BadInput&) { return step("default", 1); }, StatusCode::FAILED_PRECONDITION,
                "running"});
   c.push_back({"StepZeroTicks", [](BadInput&) { return step("arena", 0); }, StatusCode::INVALID_ARGUMENT, "ticks"});
