@@ -170,11 +170,22 @@ Result<MassProperties> body_mass_properties(const BodyDef& def, int dim) {
   }
   if (def.inertia > 0.0) mp.inertia = def.inertia;
   if (!rigid) mp.inertia = 0.0;
+  // The shape's inertia scaled to a given mass can overflow (a disk of radius
+  // 1e10 m given 1e300 kg).
+  if (!std::isfinite(mp.inertia))
+    return invalid_argument("inertia", "too large: the shape's inertia at this mass is not a finite number");
   if (def.motion == Motion::dynamic) {
     if (!(mp.mass > 0.0))
       return invalid_argument("mass", "a dynamic body needs mass > 0, or a shape to take it from (density × area)");
     if (rigid && !(mp.inertia > 0.0))
       return invalid_argument("inertia", "a dynamic rigid body needs inertia > 0, or a shape to take it from");
+    // The world moves a body by its inverse mass and inertia: one that
+    // overflows would make every step non-finite.
+    if (!std::isfinite(1.0 / mp.mass))
+      return invalid_argument("mass", "too small: 1/mass is not a finite number, got " + number_text(mp.mass) + " kg");
+    if (rigid && !std::isfinite(1.0 / mp.inertia))
+      return invalid_argument("inertia",
+                              "too small: 1/inertia is not a finite number, got " + number_text(mp.inertia) + " kg·m²");
   }
   return mp;
 }

@@ -99,10 +99,18 @@ Status World::apply_impulse(const ImpulseDef& def) {
   // Δq̇ = W (J_pᵀ P + angular e_θ)
   const Anchor p = anchor(body_view(m, d, b.value()), def.point);
   const Eigen::Vector3d generalized = p.jacobian_row(def.impulse).transpose();
+  Eigen::Vector3d after = Eigen::Vector3d::Zero();
   for (int i = 0; i < r.dof; ++i) {
     const bool angle = r.kind == BodyKind::rigid && i == 2;
-    d.v[r.offset + i] += (angle ? r.inv_inertia : r.inv_mass) * (generalized[i] + (angle ? def.angular_impulse : 0.0));
+    after[i] = d.v[r.offset + i] +
+               (angle ? r.inv_inertia : r.inv_mass) * (generalized[i] + (angle ? def.angular_impulse : 0.0));
   }
+  // Finite numbers can still overflow here (1e308 N·s on a 0.1 kg body), and
+  // no step would ever undo an infinite velocity.
+  if (!after.head(r.dof).allFinite())
+    return invalid_argument("impulse", "too large for this body: its velocity would not be a finite number, got " +
+                                           vec_text(after) + " (give a smaller impulse, or the body more mass)");
+  d.v.segment(r.offset, r.dof) = after.head(r.dof);
   return ok_status();
 }
 

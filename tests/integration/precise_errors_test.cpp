@@ -246,6 +246,29 @@ std::vector<Refusal> refusals() {
                  return c.forces->ApplyImpulse(context().get(), req, &resp);
                },
                StatusCode::INVALID_ARGUMENT, "impulse.angular_impulse: must be a finite number"});
+  // Finite numbers whose result is not: a velocity, an inverse mass or an
+  // inertia beyond the largest double, which no step could bring back.
+  r.push_back({"ImpulseThatOverflowsTheVelocity",
+               [](Client& c) {
+                 v1::ApplyImpulseRequest req;
+                 req.set_world("lab");
+                 req.mutable_impulse()->mutable_body()->set_name("p1");  // 0.1 kg
+                 req.mutable_impulse()->mutable_impulse()->set_x(1e308);
+                 v1::ApplyImpulseResponse resp;
+                 return c.forces->ApplyImpulse(context().get(), req, &resp);
+               },
+               StatusCode::INVALID_ARGUMENT, "impulse.impulse: too large for this body"});
+  r.push_back({"MassWhoseInverseOverflows",
+               [](Client& c) { return create_body(c, particle("speck", 5, 5, 1e-320)); },
+               StatusCode::INVALID_ARGUMENT, "body.mass: too small"});
+  r.push_back({"InertiaThatOverflowsAtTheGivenMass",
+               [](Client& c) {
+                 v1::BodyDef b = particle("planet", 5, 5, 1e300);
+                 b.set_kind(v1::BODY_KIND_RIGID);
+                 b.mutable_shape()->mutable_disk()->set_radius(1e10);
+                 return create_body(c, b);
+               },
+               StatusCode::INVALID_ARGUMENT, "body.inertia: too large"});
   r.push_back({"NaNPolygonVertex",
                [](Client& c) {
                  v1::BodyDef b = particle("tri", 5, 5, 1.0);
