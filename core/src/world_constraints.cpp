@@ -34,6 +34,23 @@ Status check_resolved(const ConstraintDef& def, const BodyView& a, const BodyVie
   return ok_status();
 }
 
+// Finite numbers can still make a constraint whose equations are not, where
+// the bodies are now: anchors 1e308 m apart (a current length of ∞), a gear
+// radius of 1e308 times an angle, a trajectory whose 2π·frequency overflows.
+// Every step of its world would then go non-finite.
+Status check_finite_rows(const ConstraintDef& def, const BodyView& a, const BodyView& b, double t, int dim) {
+  Rows rows;
+  evaluate_constraint(def, a, b, t, dim, rows);
+  bool finite = rows.Ja.allFinite() && rows.Jb.allFinite();
+  for (int r = 0; r < rows.count; ++r)
+    finite = finite && std::isfinite(rows.C[r]) && std::isfinite(rows.Cdot[r]) && std::isfinite(rows.jdot_qdot[r]) &&
+             std::isfinite(rows.c_tt[r]);
+  if (finite) return ok_status();
+  return invalid_argument(std::string(constraint_type_name(def)),
+                          "its error or Jacobian where the bodies are now is not a finite number: its lengths, "
+                          "radii, anchors, offsets or frequencies are too large together");
+}
+
 // Everything add and update share: bodies exist, the def is valid for them,
 // something can move, and "current" values are measured.
 Result<Resolved> resolve(const WorldModel& m, const WorldData& d, const ConstraintDef& def) {
@@ -52,6 +69,7 @@ Result<Resolved> resolve(const WorldModel& m, const WorldData& d, const Constrai
   const BodyView va = body_view(m, d, a.value()), vb = body_view(m, d, b.value());
   Resolved r{resolve_constraint(def, va, vb, d.time), a.value(), b.value()};
   if (Status s = check_resolved(r.def, va, vb); !s) return s.error();
+  if (Status s = check_finite_rows(r.def, va, vb, d.time, m.settings.dimension); !s) return s.error();
   return r;
 }
 

@@ -34,6 +34,10 @@ Result<ResolvedSpring> resolve_spring(const WorldModel& m, const WorldData& d, c
   if (r.def.rest_length < 0.0)
     r.def.rest_length =
         separation(body_view(m, d, r.a), def.anchor_a, body_view(m, d, r.b), def.anchor_b).d.norm();
+  // Finite anchors can be an infinite distance apart (±1e308 m).
+  if (!std::isfinite(r.def.rest_length))
+    return invalid_argument("rest_length", "the anchors' current distance is not a finite number; give anchors nearer "
+                                           "their bodies, or a rest_length");
   return r;
 }
 

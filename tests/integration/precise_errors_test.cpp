@@ -269,6 +269,31 @@ std::vector<Refusal> refusals() {
                  return create_body(c, b);
                },
                StatusCode::INVALID_ARGUMENT, "body.inertia: too large"});
+  r.push_back({"TrajectoryWhoseFrequencyOverflows",
+               [](Client& c) {
+                 v1::ConstraintDef def;
+                 def.mutable_trajectory()->mutable_body()->set_name("p1");
+                 def.mutable_trajectory()->mutable_path()->mutable_frequency()->set_x(1e308);  // 2π·f = ∞
+                 return add_constraint(c, def);
+               },
+               StatusCode::INVALID_ARGUMENT, "constraint.trajectory: its error or Jacobian"});
+  r.push_back({"AnchorsAnInfiniteDistanceApart",
+               [](Client& c) {
+                 v1::ConstraintDef def = rod("p1", "p2");
+                 def.mutable_distance()->mutable_anchor_a()->set_x(-1e308);
+                 def.mutable_distance()->mutable_anchor_b()->set_x(1e308);  // a current length of ∞
+                 return add_constraint(c, def);
+               },
+               StatusCode::INVALID_ARGUMENT, "constraint.distance: its error or Jacobian"});
+  r.push_back({"SpringAnchorsAnInfiniteDistanceApart",
+               [](Client& c) {
+                 v1::ForceDef f;
+                 f.mutable_spring()->mutable_a()->set_name("p1");
+                 f.mutable_spring()->mutable_anchor_a()->set_x(-1e308);
+                 f.mutable_spring()->mutable_anchor_b()->set_x(1e308);
+                 return add_force(c, f);
+               },
+               StatusCode::INVALID_ARGUMENT, "force.spring.rest_length: the anchors' current distance"});
   r.push_back({"NaNPolygonVertex",
                [](Client& c) {
                  v1::BodyDef b = particle("tri", 5, 5, 1.0);
