@@ -64,13 +64,32 @@ BallContacts::BallContacts(const WorldModel& m, const WorldData& d, const Eigen:
     p.bias = separation > 0.0 ? -separation / h : 0.0;
     points_.push_back(p);
   };
-  // Sort and sweep along x; the boxes' y and z then decide.
-  std::sort(balls.begin(), balls.end(), [](const Ball& x, const Ball& y) { return x.lo.x() < y.lo.x(); });
-  for (std::size_t i = 0; i < balls.size(); ++i)
-    for (std::size_t j = i + 1; j < balls.size() && balls[j].lo.x() <= balls[i].hi.x(); ++j) {
-      if (balls[i].hi.y() < balls[j].lo.y() || balls[j].hi.y() < balls[i].lo.y() ||
+  // Sort and sweep along the axis the balls spread over most (a column as
+  // cheap as a row); the boxes' other axes then decide. At most
+  // kContactPairsPerBody pairs a ball, planes' included: the first met.
+  int axis = 0;
+  if (!balls.empty()) {
+    Vec3 lo = balls.front().lo + balls.front().hi, hi = lo;
+    for (const Ball& b : balls) {
+      lo = lo.cwiseMin(b.lo + b.hi);
+      hi = hi.cwiseMax(b.lo + b.hi);
+    }
+    (hi - lo).maxCoeff(&axis);
+  }
+  std::sort(balls.begin(), balls.end(),
+            [axis](const Ball& x, const Ball& y) { return x.lo[axis] < y.lo[axis] || (x.lo[axis] == y.lo[axis] && x.body < y.body); });
+  const std::size_t limit = kContactPairsPerBody * balls.size();
+  std::size_t looked = 0;
+  for (std::size_t i = 0; i < balls.size() && !capped_; ++i)
+    for (std::size_t j = i + 1; j < balls.size() && balls[j].lo[axis] <= balls[i].hi[axis]; ++j) {
+      if (balls[i].hi.x() < balls[j].lo.x() || balls[j].hi.x() < balls[i].lo.x() ||
+          balls[i].hi.y() < balls[j].lo.y() || balls[j].hi.y() < balls[i].lo.y() ||
           balls[i].hi.z() < balls[j].lo.z() || balls[j].hi.z() < balls[i].lo.z())
         continue;
+      if (looked++ == limit) {
+        capped_ = true;
+        break;
+      }
       const int a = std::min(balls[i].body, balls[j].body), b = std::max(balls[i].body, balls[j].body);
       if (!may_collide(a, b)) continue;
       const BodyRecord& ra = m.bodies[static_cast<std::size_t>(a)];
@@ -90,7 +109,12 @@ BallContacts::BallContacts(const WorldModel& m, const WorldData& d, const Eigen:
     const BodyRecord& ra = m.bodies[static_cast<std::size_t>(a)];
     const Vec3 origin = position_of(ra, d.q), normal = std::get<Plane>(ra.shape).normal;
     for (const Ball& ball : balls) {
+      if (capped_) break;
       if (!may_collide(a, ball.body)) continue;
+      if (looked++ == limit) {
+        capped_ = true;
+        break;
+      }
       const BodyRecord& rb = m.bodies[static_cast<std::size_t>(ball.body)];
       const Vec3 centre = position_of(rb, d.q);
       const double r = std::get<Disk>(rb.shape).radius;

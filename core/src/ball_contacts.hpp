@@ -20,8 +20,10 @@ class BallContacts final : public Contacts {
   double correct_positions(Eigen::VectorXd& q) const override;
   void store(std::vector<ContactRecord>& out) const override;
   void found(std::vector<FoundPoint>& out) const override;
+  bool capped() const override { return capped_; }
 
  private:
+  bool capped_ = false;
   struct Point {
     int a = -1, b = -1;              // dense body indices
     int offset_a = 0, offset_b = 0;  // the bodies' first DOF

@@ -4,12 +4,23 @@
 // measure its separation at other positions (Box2D's position manifold, in
 // each body's frame).
 
+#include <cstddef>
 #include <cstdint>
 
 #include "linkage/body.hpp"
 #include "linkage/ids.hpp"
 
 namespace linkage {
+
+// The most pairs of bodies a step looks at for contacts (a pair's manifold
+// has one or two points), per body with a shape: a body in a physical scene
+// touches a few neighbours (disks of one size six at most, a box two points
+// on each), while bodies pushed into one place all overlap, their pairs
+// growing with the square of their count (10,000 disks at one point: 50
+// million pairs, tens of gigabytes of contact points). Past this many times
+// the shaped bodies the step keeps the pairs it found first, in the broad
+// phase's order, and says so (StepDiagnostics::contacts_capped).
+inline constexpr std::size_t kContactPairsPerBody = 32;
 
 struct FoundPoint {
   int a = -1, b = -1;  // dense body indices

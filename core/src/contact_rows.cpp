@@ -119,6 +119,7 @@ void ContactRows::clear() {
   groups_.clear();
   impulse_.clear();
   rows_ = 0;
+  capped_ = false;
   model_ = topology_ = ~0ull;
   ++stamp_;
 }
@@ -148,7 +149,9 @@ void ContactRows::add_group(const WorldModel& m, const WorldData& d, const Eigen
 void ContactRows::find(const WorldModel& m, const WorldData& d, const Eigen::VectorXd& v, double h) {
   clear();
   if (!m.settings.contacts || m.settings.dynamics != Dynamics::velocity_projection) return;
-  find_contacts(m, d, v, h)->found(points_);
+  const std::unique_ptr<Contacts> found = find_contacts(m, d, v, h);
+  found->found(points_);
+  capped_ = found->capped();
   model_ = m.model_version;
   topology_ = m.topology_version;
   dim_ = m.settings.dimension;
@@ -163,7 +166,9 @@ bool ContactRows::add_missed(const WorldModel& m, const WorldData& d, const Eige
   if (!m.settings.contacts || m.settings.dynamics != Dynamics::velocity_projection) return false;
   if (model_ != m.model_version || topology_ != m.topology_version) return false;
   std::vector<FoundPoint> now;
-  find_contacts(m, d, v, h)->found(now);
+  const std::unique_ptr<Contacts> found = find_contacts(m, d, v, h);
+  found->found(now);
+  capped_ = capped_ || found->capped();
   std::vector<std::tuple<BodyId, BodyId, std::uint32_t>> known;
   known.reserve(points_.size());
   for (const FoundPoint& p : points_) known.emplace_back(p.id_a, p.id_b, p.feature);

@@ -55,6 +55,8 @@ class ContactRows {
 
   int groups() const { return static_cast<int>(groups_.size()); }
   int rows() const { return rows_; }
+  // Its searches left pairs out (Contacts::capped).
+  bool capped() const { return capped_; }
   // Changes with every new set: J's layout follows it.
   std::uint64_t stamp() const { return stamp_; }
   int body_a(int g) const { return groups_[static_cast<std::size_t>(g)].a; }
@@ -103,6 +105,7 @@ class ContactRows {
   std::vector<Group> groups_;
   std::vector<double> impulse_;  // per row
   int rows_ = 0, dim_ = 2;
+  bool capped_ = false;
   std::uint64_t model_ = ~0ull, topology_ = ~0ull, stamp_ = 0;
 };
 

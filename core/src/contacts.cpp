@@ -129,7 +129,9 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
     if (manifold.count > 0) points_[first].count = manifold.count;
     if (manifold.count == 2) prepare_block(points_[first], points_[first + 1]);
   };
-  const std::vector<std::pair<int, int>> pairs = collision::overlapping_pairs(boxes);
+  const std::size_t limit = kContactPairsPerBody * shaped.size();
+  const std::vector<std::pair<int, int>> pairs = collision::overlapping_pairs(boxes, limit, capped_);
+  std::size_t looked = pairs.size();  // pairs looked at, planes' included
   points_.clear();
   points_.reserve(2 * pairs.size());
   for (const auto& [i, j] : pairs) {
@@ -151,9 +153,13 @@ ContactSolver::ContactSolver(const WorldModel& m, const WorldData& d, const Eige
     const collision::Pose pa = pose_of(ra, d.q);
     const Vec3& local = std::get<Plane>(ra.shape).normal;
     const Vec2 normal = pa.rotate(Vec2(local.x(), local.y()));
-    for (std::size_t j = 0; j < shaped.size(); ++j) {
+    for (std::size_t j = 0; j < shaped.size() && !capped_; ++j) {
       const int b = shaped[j];
       if (!may_collide(a, b)) continue;
+      if (looked++ == limit) {
+        capped_ = true;
+        break;
+      }
       add(a, b, pa, poses[j], 0.0, hulls[j].radius,
           collision::collide_plane(pa.p, normal, hulls[j], poses[j], margin + reach[j]));
     }

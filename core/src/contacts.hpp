@@ -38,6 +38,8 @@ class Contacts {
   virtual void store(std::vector<ContactRecord>& out) const = 0;
   // The points as found, a manifold's points together: the exact family's rows.
   virtual void found(std::vector<FoundPoint>& out) const = 0;
+  // More pairs overlapped than the step looked at (kContactPairsPerBody).
+  virtual bool capped() const = 0;
 };
 
 // Box2D's filter rule (body.hpp's Filter).
@@ -61,8 +63,10 @@ class ContactSolver final : public Contacts {
   double correct_positions(Eigen::VectorXd& q) const override;
   void store(std::vector<ContactRecord>& out) const override;
   void found(std::vector<FoundPoint>& out) const override;
+  bool capped() const override { return capped_; }
 
  private:
+  bool capped_ = false;
   // A body as the velocity sweeps need it, copied once per step.
   struct End {
     int offset = 0;

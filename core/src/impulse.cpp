@@ -283,7 +283,10 @@ void sequential_impulses(const WorldModel& m, WorldData& d, Workspace& ws, doubl
   // Contacts are found at the step's start and solved beside the joints in
   // every sweep, joints first (as Box2D orders them).
   std::unique_ptr<Contacts> contacts;
-  if (s.contacts) contacts = find_contacts(m, d, v, h);
+  if (s.contacts) {
+    contacts = find_contacts(m, d, v, h);
+    ws.contacts_capped = ws.contacts_capped || contacts->capped();
+  }
   si.warm_start(v);
   if (contacts) contacts->warm_start(v);
   // Velocity sweeps: J v + b = 0, warm-started; their impulses are stored

@@ -149,6 +149,7 @@ struct Workspace {
   int step_rank_deficiency = 0;
   int projection_iterations = 0;
   bool projection_capped = false;
+  bool contacts_capped = false;  // a contact search of this step left pairs out (kContactPairsPerBody)
   double projection_error = 0.0;
 };
 

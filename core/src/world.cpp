@@ -228,6 +228,7 @@ void begin_step(const WorldModel& m, WorldData& d, Workspace& ws) {
   ws.step_rank_deficiency = 0;
   ws.projection_iterations = 0;
   ws.projection_capped = false;
+  ws.contacts_capped = false;
   ws.projection_error = 0.0;
   ws.direct.factorizations = ws.direct.solves = ws.direct.pcg_iterations = 0;
   update_inverse_masses(m, d, ws);
@@ -274,6 +275,7 @@ void substep(const WorldModel& m, WorldData& d, Workspace& ws, double h, const A
     const StageClock::Scope stage(ws.clock, Stage::project_velocities);
     project_velocities(m, d, ws, d.time, h);
   }
+  ws.contacts_capped = ws.contacts_capped || ws.contacts.capped();
   if (m.settings.contacts && m.settings.dynamics == Dynamics::velocity_projection) ws.contacts.store(m, d, d.contacts);
 }
 
@@ -310,6 +312,7 @@ void report(const WorldModel& m, WorldData& d, Workspace& ws, double seconds) {
   out.projection_iterations = ws.projection_iterations;
   out.projection_capped = ws.projection_capped;
   out.projection_error = ws.projection_error;
+  out.contacts_capped = ws.contacts_capped;
   out.factorizations = ws.direct.factorizations;
   out.solves = ws.direct.solves;
   out.pcg_iterations = ws.direct.pcg_iterations;

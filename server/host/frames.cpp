@@ -31,6 +31,7 @@ void fill_diagnostics(const WorldHost::State& s, v1::Diagnostics* out) {
   out->set_overruns(s.overruns);
   out->set_projection_capped(d.projection_capped);
   out->set_projection_error(d.projection_error);
+  out->set_contacts_capped(d.contacts_capped);
   // The core's SolverPath in proto order, UNSPECIFIED for none.
   out->set_solver_path(static_cast<v1::SolverPath>(static_cast<int>(d.solver_path)));
   out->set_factorizations(d.factorizations);

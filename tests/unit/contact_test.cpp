@@ -270,3 +270,33 @@ TEST(Contacts, APinnedChainFallsAndRestsOnTheGround) {
       EXPECT_FALSE((c.a == links[i] && c.b == links[i + 1]) || (c.a == links[i + 1] && c.b == links[i]));
   }
 }
+
+// Bodies pushed into one place all overlap: their pairs grow with the
+// square of their count (600 disks at one point: 179,700 pairs; 10,000
+// would take tens of gigabytes of contact points). A step looks at no more
+// than kContactPairsPerBody pairs a shaped body, the first its broad phase
+// meets, and says so in its diagnostics, in 2D and 3D. A pyramid, whose
+// boxes each touch a few, is not capped.
+TEST(Contacts, APileInOnePlaceIsCappedAndSaysSo) {
+  constexpr int kBodies = 600;
+  for (const int dim : {2, 3}) {
+    WorldSettings s = contact_settings(1);
+    s.dimension = dim;
+    World w = World::create(s).value();
+    for (int i = 0; i < kBodies; ++i)
+      w.add_body({.kind = dim == 2 ? BodyKind::rigid : BodyKind::particle, .mass = 1.0, .shape = Disk{0.1}}).value();
+    const StepDiagnostics& d = w.step();
+    EXPECT_TRUE(d.contacts_capped) << dim << "D";
+    // A pair's manifold has at most two points.
+    EXPECT_LE(w.contacts().size(), 2 * 32 * static_cast<std::size_t>(kBodies)) << dim << "D";
+    EXPECT_GT(w.contacts().size(), 0u) << dim << "D";
+  }
+  World pyramid = World::create(contact_settings()).value();
+  ground(pyramid);
+  for (int row = 0; row < 10; ++row)
+    for (int i = 0; i < 10 - row; ++i)
+      pyramid.add_body({.kind = BodyKind::rigid, .position = Vec3((i - (10 - row - 1) * 0.5) * 1.125, 0.5 + row, 0),
+                        .shape = Box{0.5, 0.5}})
+          .value();
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(pyramid.step().contacts_capped) << "step " << i;
+}

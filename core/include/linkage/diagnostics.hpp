@@ -69,6 +69,10 @@ struct StepDiagnostics {
   // projection_tolerance (in some substep): the constraints are not exact.
   bool projection_capped = false;
   double projection_error = 0.0;  // max |C| of the projected rows where SHAKE stopped (largest substep)
+  // More pairs of bodies overlapped than a contact search looks at (32 a
+  // shaped body: a pile pushed into one place): the step kept the pairs it
+  // found first and left the rest apart, so contacts were missed.
+  bool contacts_capped = false;
   // The direct solver (LinearSolver::ldlt): numeric factorizations, systems
   // solved, and conjugate-gradient iterations on a reused factorization.
   int factorizations = 0;
