@@ -246,3 +246,20 @@ TEST(Multifrontal, KeepsItsOrderAcrossSmallChangesOfTopology) {
   f.analyse(edit(s.J, out), {});
   EXPECT_EQ(f.kept_order().changed(), 0);
 }
+
+// An analysis whose factor would pass its budget of entries stops there and
+// says so (over_budget), holding no memory for fronts; the same mesh fits
+// the default budget.
+TEST(Multifrontal, AFactorPastItsBudgetIsNotPlanned) {
+  std::mt19937 rng(12);
+  const RandomSystem s = mesh(rng);
+  MultifrontalLdlt f;
+  f.analyse(s.J, {});
+  ASSERT_FALSE(f.over_budget());
+  const std::size_t fill = f.plan().panel_values;
+  f.analyse(s.J, {}, fill / 2);
+  EXPECT_TRUE(f.over_budget());
+  EXPECT_EQ(f.serial_pool().values, 0u);
+  f.analyse(s.J, {}, fill);
+  EXPECT_FALSE(f.over_budget());
+}

@@ -135,3 +135,34 @@ TEST(SystemProducts, ReuseStopsOnceEveryRowIsWithinItsResidual) {
   const Eigen::VectorXd left = r - (j * s.w.asDiagonal() * j.transpose() * lambda_row + s.reg.cwiseProduct(lambda_row));
   EXPECT_LE(left.cwiseAbs().maxCoeff(), rows.row_residual * (1.0 + 1e-9));
 }
+
+// A system whose factor is past MultifrontalLdlt's budget (3,000 one-row
+// constraints, each between a body of its own and one body they all share:
+// K is dense, its factorization 4.5 G multiply-adds) is solved by conjugate
+// gradient in bounded memory, path iterative: no factorization, the
+// residual it reports the one reached (here, short of the tolerance asked
+// within its bounded iterations), W Jᵀ λ beside λ.
+TEST(SystemProducts, ASystemTooDenseToFactorIsSolvedIteratively) {
+  std::mt19937 rng(14);
+  const int n = 3000;
+  std::vector<std::pair<int, int>> edges;
+  for (int i = 1; i <= n; ++i) edges.push_back({0, i});
+  const test::RandomSystem s = test::make_system(rng, n + 1, edges, 1);
+  const SystemView k{s.J, s.w, s.reg, s.held};
+  const Eigen::VectorXd r = random_vector(rng, s.J.rows());
+  DirectSolver solver;
+  Eigen::VectorXd lambda, w_jt;
+  SolveRequest how{1e-10};
+  how.residual = true;
+  how.w_jt_lambda = &w_jt;
+  const SolveStats stats = solver.solve(k, r, lambda, how);
+  EXPECT_EQ(solver.path(), SolverPath::iterative);
+  EXPECT_EQ(solver.factorizations, 0);
+  Eigen::VectorXd kx, dof;
+  k.apply(lambda, kx, dof);
+  const double reached = (r - kx).norm() / r.norm();
+  EXPECT_LT(reached, 1e-6);
+  EXPECT_NEAR(stats.residual, reached, 1e-3 * reached);
+  ASSERT_TRUE(stats.w_jt_lambda);
+  EXPECT_LT((w_jt - dof).norm(), 1e-12 * w_jt.norm());
+}

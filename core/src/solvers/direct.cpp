@@ -18,6 +18,9 @@ constexpr int kRedundancyRounds = 4;
 constexpr double kStillDependent = 1e-3;
 // Never more PCG iterations than this before refactoring.
 constexpr int kMaxReuse = 10;
+// Conjugate-gradient iterations a solve of a system too large to factor
+// (MultifrontalLdlt::kMaxFill) may take.
+constexpr int kUnfactoredIterations = 200;
 
 }  // namespace
 
@@ -336,6 +339,7 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
     }
     structure_layouts_[0] = layout;
   }
+  if (ldlt_.over_budget()) return solve_unfactored(k, r, lambda, how);
   if (how.strict && !strict_ && !dependent_.empty()) {  // rows out that may be only nearly dependent
     recheck_ = true;
     factored_ = false;
@@ -373,6 +377,24 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
     norm += r[i] * r[i];
   }
   stats.residual = norm > 0.0 ? std::sqrt(res / norm) : 0.0;
+  return stats;
+}
+
+SolveStats DirectSolver::solve_unfactored(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda,
+                                          const SolveRequest& how) {
+  factored_ = false;
+  dependent_.clear();
+  path_ = SolverPath::iterative;
+  if (lambda.size() != r.size()) lambda.setZero(r.size());  // from the λ passed in (a step's warm start) where there is one
+  k.zero_held(lambda);
+  SolveStats stats = solve_cg(k, r, lambda, how.tolerance, kUnfactoredIterations);
+  stats.rank_deficiency = 0;  // not known without a factorization
+  if (how.w_jt_lambda) {
+    how.w_jt_lambda->setZero(k.J.cols());
+    k.J.add_transpose_product(lambda, *how.w_jt_lambda, k.parallel);
+    how.w_jt_lambda->array() *= k.w.array();
+    stats.w_jt_lambda = true;
+  }
   return stats;
 }
 

@@ -16,6 +16,9 @@
 //   refactored only when that would take more iterations than a
 //   factorization is worth (a cost model of the plan, not the clock, so
 //   that runs stay deterministic).
+// - A factor past MultifrontalLdlt's budget (a pile whose contact rows all
+//   couple) is not made: conjugate gradient solves instead, in bounded
+//   memory and iterations.
 
 #include <cstdint>
 #include <optional>
@@ -71,6 +74,10 @@ class DirectSolver {
                                   int budget);
   // K restricted to the rows in the solve (held or dependent rows out).
   SystemView kept(const SystemView& k);
+  // K λ = r by conjugate gradient (Jacobi-preconditioned, matrix-free) where
+  // K's factor would not fit (MultifrontalLdlt::over_budget): the step's
+  // solves stay in bounded memory, inexact where CG stops short.
+  SolveStats solve_unfactored(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, const SolveRequest& how);
 
   MultifrontalLdlt ldlt_;
   std::vector<int> structure_;    // J's block layout the analysis is for

@@ -32,7 +32,7 @@ double front_cost(int p, int n) {
 
 }  // namespace
 
-FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const Elimination& e) {
+FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const Elimination& e, std::size_t max_fill) {
   FrontPlan plan;
   plan.total_rows = J.rows();
   const int m = static_cast<int>(e.order.size());
@@ -44,6 +44,7 @@ FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const
   std::vector<std::vector<int>> structure(static_cast<std::size_t>(m));
   std::vector<int> parent(static_cast<std::size_t>(m), -1), mark(static_cast<std::size_t>(m), -1);
   std::vector<std::vector<int>> node_children(static_cast<std::size_t>(m));
+  std::size_t stored = 0;  // the structures' entries so far
   for (int k = 0; k < m; ++k) {
     std::vector<int>& s = structure[static_cast<std::size_t>(k)];
     mark[static_cast<std::size_t>(k)] = k;
@@ -65,6 +66,11 @@ FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const
     if (!s.empty()) {
       parent[static_cast<std::size_t>(k)] = s.front();
       node_children[static_cast<std::size_t>(s.front())].push_back(k);
+    }
+    stored += s.size();
+    if (stored > max_fill) {
+      plan.over_budget = true;
+      return plan;
     }
   }
 
@@ -274,6 +280,7 @@ FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const
     for (int k : front_nodes[static_cast<std::size_t>(s)])
       for (int r = 0; r < node_of(k).size; ++r) front_row_of[static_cast<std::size_t>(row_of(k, r))] = -1;
   }
+  plan.over_budget = plan.panel_values > max_fill || plan.factor_flops > MultifrontalLdlt::kMaxFlops;
   return plan;
 }
 

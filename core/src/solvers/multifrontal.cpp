@@ -114,25 +114,35 @@ MultifrontalLdlt& MultifrontalLdlt::operator=(const MultifrontalLdlt& o) {
   return *this;
 }
 
-void MultifrontalLdlt::analyse(const BlockJacobian& J, const std::vector<char>& removed) {
+void MultifrontalLdlt::analyse(const BlockJacobian& J, const std::vector<char>& removed, std::size_t max_fill) {
   split_ = {};
   graph_ = build_constraint_graph(J, removed);
   const std::vector<std::uint64_t> signatures = node_signatures(J, graph_);
   if (has_large_loops(graph_) && kept_order_.follow(graph_, signatures, elimination_)) {
-    plan_ = analyse_fronts(J, graph_, elimination_);
+    plan_ = analyse_fronts(J, graph_, elimination_, max_fill);
   } else {
     elimination_ = plan_elimination(graph_, false);
-    plan_ = analyse_fronts(J, graph_, elimination_);
+    plan_ = analyse_fronts(J, graph_, elimination_, max_fill);
     if (has_large_loops(graph_)) {
-      // Minimum degree or nested dissection, whichever factors in fewer operations.
+      // Minimum degree or nested dissection, whichever factors in fewer
+      // operations (and fits).
       Elimination nested = plan_elimination(graph_, true);
-      FrontPlan plan = analyse_fronts(J, graph_, nested);
-      if (plan.factor_flops < plan_.factor_flops) {
+      FrontPlan plan = analyse_fronts(J, graph_, nested, max_fill);
+      if (!plan.over_budget && (plan_.over_budget || plan.factor_flops < plan_.factor_flops)) {
         elimination_ = std::move(nested);
         plan_ = std::move(plan);
       }
     }
     kept_order_.made(signatures, elimination_);
+  }
+  analysed_ = true;
+  dependent_.clear();
+  fronts_ = {};  // the last plan's may be far larger (joint_grid's before its dependent rows are out)
+  if (plan_.over_budget) {  // not to be factored: hold none of its memory
+    panels_ = {};
+    serial_pool_ = {};
+    inverse_pivot_ = {};
+    return;
   }
   panels_.assign(plan_.panel_values, 0.0);
   const std::size_t supers = plan_.supers.size();
@@ -141,10 +151,7 @@ void MultifrontalLdlt::analyse(const BlockJacobian& J, const std::vector<char>& 
   for (std::size_t s = 0; s < supers; ++s) order[s] = static_cast<int>(s);
   std::vector<char> here(supers, 0);
   serial_pool_.values = lay_out(plan_, order, 0, serial_pool_, here);
-  fronts_ = {};  // the last plan's may be far larger (joint_grid's before its dependent rows are out)
   inverse_pivot_.assign(plan_.perm.size(), 0.0);
-  dependent_.clear();
-  analysed_ = true;
 }
 
 const MultifrontalLdlt::Split& MultifrontalLdlt::split_for(int parts) {
