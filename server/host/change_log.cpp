@@ -1,37 +1,64 @@
 #include "change_log.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace linkage::server {
 namespace {
 
-template <class IdT>
-bool holds(const std::vector<IdT>& list, IdT id) {
-  return std::find(list.begin(), list.end(), id) != list.end();
-}
+// One object's net change over a span, with where it goes in its list:
+// the order of its add, first update or removal. Ids are never reused, so
+// an object's entries are an add (if born in the span), updates, and a
+// removal (if gone) in that order.
+struct Net {
+  bool born = false, updated = false, gone = false;
+  std::uint64_t added_at = 0, updated_at = 0, removed_at = 0;
+};
 
+// The span's net change of one kind, by id; each list in order of its
+// entries (a map's lookups, so that a span of n entries costs O(n log n),
+// not the O(n²) of searching the lists).
 template <class IdT>
-bool take(std::vector<IdT>& list, IdT id) {
-  const auto it = std::find(list.begin(), list.end(), id);
-  if (it == list.end()) return false;
-  list.erase(it);
-  return true;
-}
-
-// Folds one entry into the span's net change of its kind.
-template <class IdT, class Op>
-void apply(std::vector<IdT>& added, std::vector<IdT>& updated, std::vector<IdT>& removed, IdT id, Op op) {
-  if (op == Op::added) {
-    added.push_back(id);
-  } else if (op == Op::updated) {
-    // An object added in this span is sent as it is now anyway.
-    if (!holds(added, id) && !holds(updated, id)) updated.push_back(id);
-  } else {
-    take(updated, id);
-    // Born and gone within the span: the subscriber never hears of it.
-    if (!take(added, id)) removed.push_back(id);
+class Fold {
+ public:
+  template <class Op>
+  void see(IdT id, Op op, std::uint64_t at) {
+    Net& n = net_[key(id)];
+    if (op == Op::added) {
+      n.born = true;
+      n.added_at = at;
+    } else if (op == Op::updated) {
+      if (!n.updated) n.updated_at = at;
+      n.updated = true;
+    } else {
+      n.gone = true;
+      n.removed_at = at;
+    }
   }
-}
+  // An object added in the span is sent as it is now (added, never
+  // updated); one born and gone within it nets to nothing.
+  void write(std::vector<IdT>& added, std::vector<IdT>& updated, std::vector<IdT>& removed) const {
+    std::vector<std::pair<std::uint64_t, IdT>> a, u, r;
+    for (const auto& [k, n] : net_) {
+      const IdT id{static_cast<std::uint32_t>(k >> 32), static_cast<std::uint32_t>(k)};
+      if (n.born && !n.gone) a.push_back({n.added_at, id});
+      if (!n.born && n.updated && !n.gone) u.push_back({n.updated_at, id});
+      if (!n.born && n.gone) r.push_back({n.removed_at, id});
+    }
+    sorted_into(a, added);
+    sorted_into(u, updated);
+    sorted_into(r, removed);
+  }
+
+ private:
+  static std::uint64_t key(IdT id) { return std::uint64_t{id.index} << 32 | id.generation; }
+  static void sorted_into(std::vector<std::pair<std::uint64_t, IdT>>& v, std::vector<IdT>& out) {
+    std::sort(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    out.reserve(v.size());
+    for (const auto& [at, id] : v) out.push_back(id);
+  }
+  std::unordered_map<std::uint64_t, Net> net_;
+};
 
 }  // namespace
 
@@ -56,21 +83,20 @@ TopologyDelta ChangeLog::since(std::uint64_t version) const {
   }
   const auto first = std::upper_bound(entries_.begin(), entries_.end(), version,
                                       [](std::uint64_t v, const Entry& e) { return v < e.version; });
+  Fold<BodyId> bodies;
+  Fold<ConstraintId> constraints;
+  Fold<ForceId> springs;
   for (auto it = first; it != entries_.end(); ++it) {
     switch (it->kind) {
-      case Kind::body:
-        apply(d.added_bodies, d.updated_bodies, d.removed_bodies, BodyId{it->index, it->generation}, it->op);
-        break;
-      case Kind::constraint:
-        apply(d.added_constraints, d.updated_constraints, d.removed_constraints,
-              ConstraintId{it->index, it->generation}, it->op);
-        break;
-      case Kind::spring:
-        apply(d.added_springs, d.updated_springs, d.removed_springs, ForceId{it->index, it->generation}, it->op);
-        break;
+      case Kind::body: bodies.see(BodyId{it->index, it->generation}, it->op, it->version); break;
+      case Kind::constraint: constraints.see(ConstraintId{it->index, it->generation}, it->op, it->version); break;
+      case Kind::spring: springs.see(ForceId{it->index, it->generation}, it->op, it->version); break;
       case Kind::settings: d.settings = true; break;
     }
   }
+  bodies.write(d.added_bodies, d.updated_bodies, d.removed_bodies);
+  constraints.write(d.added_constraints, d.updated_constraints, d.removed_constraints);
+  springs.write(d.added_springs, d.updated_springs, d.removed_springs);
   return d;
 }
 
