@@ -21,12 +21,12 @@ configure() {
 dir=build-sanitize
 configure "$dir" -DLINKAGE_SANITIZE=ON -DLINKAGE_FUZZ=ON -DLINKAGE_FUZZ_SECONDS="${LINKAGE_FUZZ_SECONDS:-60}"
 cmake --build "$dir" --parallel "${JOBS:-2}" \
-  --target unit_tests server_unit_tests integration_tests metrics_tests log_tests linkaged request_fuzzer
+  --target unit_tests server_unit_tests host_tests integration_tests metrics_tests log_tests linkaged request_fuzzer
 # The gtest binaries run whole (one process each, not one per case under
 # CTest): the sanitizers' start-up is paid once.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 # metrics_tests: the sanitized linkaged's worlds feeding /metrics, a deleted world's series removed.
-for t in tests/unit_tests tests/server/server_unit_tests tests/integration/integration_tests \
+for t in tests/unit_tests tests/server/server_unit_tests tests/server/host_tests tests/integration/integration_tests \
   tests/integration/metrics_tests tests/server/log_tests; do
   echo "sanitize: $t"
   "$dir/$t" --gtest_brief=1

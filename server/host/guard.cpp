@@ -25,7 +25,7 @@ std::optional<std::size_t> first_not_finite(const std::vector<double>& column, s
 bool Watchdog::overran(double step_seconds, double period, const WatchdogLimits& limits) {
   if (limits.ticks <= 0) return false;
   streak_ = step_seconds > limits.factor * period ? streak_ + 1 : 0;
-  return streak_ >= limits.ticks;
+  return streak_ >= limits.ticks || long_step(step_seconds, period, limits);
 }
 
 std::optional<std::string> divergence(const World& world, const StepDiagnostics& step, double max_error,

@@ -2,8 +2,9 @@
 // The two ways the server pauses a world by itself, checked after every step
 // on the world's tick thread:
 // - the watchdog: a running world whose steps take longer than `factor`
-//   times its tick period for `ticks` ticks in a row falls ever further
-//   behind real time while it holds a core; it is paused.
+//   times its tick period for `ticks` ticks in a row (or one step as long as
+//   those ticks) falls ever further behind real time while it holds a core;
+//   it is paused.
 // - divergence: a step that leaves a non-finite number in the world's state
 //   (or a constraint error above the world's bound) is undone: the world goes
 //   back to its last good state and is paused.
@@ -34,8 +35,13 @@ struct WatchdogLimits {
 class Watchdog {
  public:
   // Counts one tick of a running world; true once `limits.ticks` ticks in a
-  // row took longer than factor × period.
+  // row took longer than factor × period, or at once where one tick took as
+  // long as such a streak at least would (long_step): a step of minutes (an
+  // exact solve of a pile) pauses its world after it, not after sixty.
   bool overran(double step_seconds, double period, const WatchdogLimits& limits);
+  static bool long_step(double step_seconds, double period, const WatchdogLimits& limits) {
+    return limits.ticks > 0 && step_seconds >= limits.ticks * limits.factor * period;
+  }
   // A paused, edited or resumed world starts counting afresh.
   void reset() { streak_ = 0; }
 

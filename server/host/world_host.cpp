@@ -274,10 +274,15 @@ bool WorldHost::check_watchdog(State& s) {
   ++s.watchdog_halts;
   char factor[16];
   std::snprintf(factor, sizeof factor, "%g", limits.factor);
+  const std::string what =
+      Watchdog::long_step(step, period, limits)
+          ? "its step took " + milliseconds(step) + ", as long as " + std::to_string(limits.ticks) + " steps of " +
+                factor + " × the " + milliseconds(period) + " tick period"
+          : std::to_string(limits.ticks) + " steps in a row took longer than " + factor + " × the " +
+                milliseconds(period) + " tick period (the last " + milliseconds(step) + ")";
   halt(s, HaltReason::watchdog,
-       "tick " + std::to_string(s.tick) + ": " + std::to_string(limits.ticks) + " steps in a row took longer than " +
-           factor + " × the " + milliseconds(period) + " tick period (the last " + milliseconds(step) +
-           "); paused. Fewer bodies, substeps or iterations, or a lower tick rate, make its steps fit; then resume it");
+       "tick " + std::to_string(s.tick) + ": " + what +
+           "; paused. Fewer bodies, substeps or iterations, or a lower tick rate, make its steps fit; then resume it");
   return true;
 }
 

@@ -246,7 +246,8 @@ TEST(Wedge, SettingsThatWouldSpinForeverAreRefused) {
 // goes on: the world answers meanwhile, and the update that undoes it works.
 TEST(Wedge, TheWatchdogPausesAWorldWhoseStepsOverrun) {
   ServerOptions options;
-  options.limits.world.watchdog = {.factor = 2.0, .ticks = 5};
+  // 20 ticks of 2 periods: a streak, not one step as long as it (0.67 s).
+  options.limits.world.watchdog = {.factor = 2.0, .ticks = 20};
   InProcessServer server(options);
   Client c(server.target());
   create_steady_world(c, "steady");
@@ -269,9 +270,9 @@ TEST(Wedge, TheWatchdogPausesAWorldWhoseStepsOverrun) {
   EXPECT_EQ(halted.halt().reason(), v1::HALT_REASON_WATCHDOG);
   EXPECT_EQ(halted.watchdog_halts(), 1u);
   EXPECT_EQ(halted.halt().tick(), halted.tick());
-  EXPECT_GE(halted.tick(), 5u);
+  EXPECT_GE(halted.tick(), 20u);
   EXPECT_GT(halted.step_seconds(), 2.0 / 60.0);
-  EXPECT_NE(halted.halt().message().find("5 steps in a row"), std::string::npos) << halted.halt().message();
+  EXPECT_NE(halted.halt().message().find("20 steps in a row"), std::string::npos) << halted.halt().message();
   std::printf("watchdog: %s (step %.3f s)\n", halted.halt().message().c_str(), halted.step_seconds());
   std::this_thread::sleep_for(300ms);
   EXPECT_EQ(c.get_world("heavy").tick(), halted.tick()) << "a halted world stepped on";
@@ -289,6 +290,33 @@ TEST(Wedge, TheWatchdogPausesAWorldWhoseStepsOverrun) {
   EXPECT_FALSE(running.paused());
   wait_for_world(c, "heavy", [&](const v1::World& w) { return w.tick() >= running.tick() + 30; }, 3s);
   expect_healthy(vitals);
+}
+
+// One step as long as a whole streak (a step of minutes: an exact solve of
+// a pile) pauses its world after that step, not after `ticks` of them.
+TEST(Wedge, TheWatchdogPausesAWorldAfterOneStepAsLongAsAStreak) {
+  ServerOptions options;
+  // 3 ticks of 1 period: a step of 3 periods (50 ms) is as long as the
+  // streak; the heavy chain's take about 100 ms.
+  options.limits.world.watchdog = {.factor = 1.0, .ticks = 3};
+  InProcessServer server(options);
+  Client c(server.target());
+  create_hanging_chain(c, "heavy", 100, 60);
+  v1::UpdateWorldRequest heavy;
+  heavy.set_world("heavy");
+  heavy.mutable_settings()->set_solver(v1::LINEAR_SOLVER_GAUSS_SEIDEL);
+  heavy.mutable_settings()->set_solver_tolerance(1e-15);
+  heavy.mutable_settings()->set_solver_max_iterations(10000);
+  ASSERT_TRUE(update_world(c, heavy).ok());
+  const std::uint64_t start = c.get_world("heavy").tick();
+  ASSERT_TRUE(resume(c, "heavy").ok());
+  const v1::World halted =
+      wait_for_world(c, "heavy", [](const v1::World& w) { return w.halt().reason() != v1::HALT_REASON_UNSPECIFIED; }, 15s);
+  EXPECT_EQ(halted.halt().reason(), v1::HALT_REASON_WATCHDOG);
+  EXPECT_EQ(halted.tick(), start + 1) << "paused after its first step";
+  EXPECT_GE(halted.step_seconds(), 3.0 / 60.0);
+  EXPECT_NE(halted.halt().message().find("its step took"), std::string::npos) << halted.halt().message();
+  std::printf("watchdog: %s\n", halted.halt().message().c_str());
 }
 
 // --- case 3: tick rates ---
