@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
          "a running world's step overruns when it takes longer than this times its tick period")
       ->check(CLI::Range(1.0, 1e6));
   option("--watchdog-ticks", serve.limits.world.watchdog.ticks,
-         "overrunning steps in a row that make the server pause a world (0: never)")
+         "overrunning steps in a row that make the server pause a world, or one step as long as they would take (0: never)")
       ->check(CLI::Range(0, 1000000));
   option("--max-message-bytes", serve.max_message_bytes, "largest request or response (bytes)")
       ->check(CLI::PositiveNumber);
