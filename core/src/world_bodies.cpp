@@ -39,25 +39,6 @@ void write_state(const WorldModel& m, WorldData& d, const BodyRecord& r, const B
 
 BodyState state_of(const BodyDef& def) { return {def.position, def.angle, def.velocity, def.angular_velocity}; }
 
-// Erases the records (and their data) `gone` picks, keeping the order and
-// the ids' dense indices right.
-template <class Record, class Data, class Ids, class Gone>
-void erase_records(std::vector<Record>& records, std::vector<Data>& data, Ids& ids, Gone gone) {
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    if (gone(records[i])) {
-      ids.erase(records[i].id);
-      continue;
-    }
-    records[kept] = std::move(records[i]);
-    data[kept] = std::move(data[i]);
-    ids.set_dense(records[kept].id, static_cast<int>(kept));
-    ++kept;
-  }
-  records.resize(kept);
-  data.resize(kept);
-}
-
 }  // namespace
 
 Result<int> body_index(const WorldModel& m, BodyId id, const char* field) {
@@ -154,34 +135,72 @@ Status World::set_body_state(BodyId id, const BodyState& state) {
   return ok_status();
 }
 
+namespace {
+
+// Erases the bodies whose `first[index]` is set (≥ 0) and everything on
+// them, in one pass over each kind of record: out[first[i]] gets what body
+// i took, a constraint or force on two of them going to the lower `first`.
+void erase_bodies(WorldModel& m, WorldData& d, const std::vector<int>& first, std::vector<Removed>& out) {
+  // Which of the bodies a record on `a` and `b` goes with, or −1.
+  auto taker = [&](int a, int b) {
+    const int fa = a < 0 ? -1 : first[static_cast<std::size_t>(a)], fb = b < 0 ? -1 : first[static_cast<std::size_t>(b)];
+    return fa < 0 ? fb : fb < 0 ? fa : std::min(fa, fb);
+  };
+  erase_records(m.constraints, d.constraints, m.constraint_ids, [&](const ConstraintRecord& c) {
+    const int k = taker(c.body_a, c.body_b);
+    if (k >= 0) out[static_cast<std::size_t>(k)].constraints.push_back(c.id);
+    return k >= 0;
+  });
+  erase_records(m.forces, d.steps_left, m.force_ids, [&](const ForceRecord& f) {
+    const int k = taker(f.body_a, f.body_b);
+    if (k >= 0) out[static_cast<std::size_t>(k)].forces.push_back(f.id);
+    return k >= 0;
+  });
+  std::erase_if(d.contacts, [&](const ContactRecord& c) {
+    const int a = m.body_ids.find(c.a), b = m.body_ids.find(c.b);
+    return (a >= 0 && first[static_cast<std::size_t>(a)] >= 0) || (b >= 0 && first[static_cast<std::size_t>(b)] >= 0);
+  });
+
+  std::vector<int> offsets;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < m.bodies.size(); ++i) {
+    if (first[i] >= 0) {
+      m.body_ids.erase(m.bodies[i].id);
+      continue;
+    }
+    offsets.push_back(m.bodies[i].offset);
+    m.bodies[kept++] = std::move(m.bodies[i]);
+  }
+  m.bodies.resize(kept);
+  relayout(m, d, offsets);
+  ++m.topology_version;
+  ++m.model_version;
+}
+
+}  // namespace
+
 Result<Removed> World::remove_body(BodyId id) {
   if (id.is_null()) return invalid_argument("id", "must name a body");
   const int index = p_->model->body_ids.find(id);
   if (index < 0) return not_found("id", "body", id);
-  WorldModel& m = p_->edit_model();
-  WorldData& d = p_->data;
-  Removed removed;
-  erase_records(m.constraints, d.constraints, m.constraint_ids, [&](const ConstraintRecord& c) {
-    const bool gone = c.body_a == index || c.body_b == index;
-    if (gone) removed.constraints.push_back(c.id);
-    return gone;
-  });
-  erase_records(m.forces, d.steps_left, m.force_ids, [&](const ForceRecord& f) {
-    const bool gone = f.body_a == index || f.body_b == index;
-    if (gone) removed.forces.push_back(f.id);
-    return gone;
-  });
+  std::vector<int> first(p_->model->bodies.size(), -1);
+  first[static_cast<std::size_t>(index)] = 0;
+  std::vector<Removed> removed(1);
+  erase_bodies(p_->edit_model(), p_->data, first, removed);
+  return std::move(removed.front());
+}
 
-  std::erase_if(d.contacts, [&](const ContactRecord& c) { return c.a == id || c.b == id; });
-
-  std::vector<int> offsets;
-  for (const BodyRecord& r : m.bodies) offsets.push_back(r.offset);
-  offsets.erase(offsets.begin() + index);
-  m.bodies.erase(m.bodies.begin() + index);
-  m.body_ids.erase(id);
-  relayout(m, d, offsets);
-  ++m.topology_version;
-  ++m.model_version;
+Result<std::vector<Removed>> World::remove_bodies(std::span<const BodyId> ids) {
+  std::vector<int> first(p_->model->bodies.size(), -1);
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const std::string field = "ids[" + std::to_string(k) + "]";
+    if (ids[k].is_null()) return invalid_argument(field, "must name a body");
+    const int index = p_->model->body_ids.find(ids[k]);
+    if (index < 0 || first[static_cast<std::size_t>(index)] >= 0) return not_found(field, "body", ids[k]);
+    first[static_cast<std::size_t>(index)] = static_cast<int>(k);
+  }
+  std::vector<Removed> removed(ids.size());
+  if (!ids.empty()) erase_bodies(p_->edit_model(), p_->data, first, removed);
   return removed;
 }
 

@@ -146,6 +146,22 @@ Status World::remove_constraint(ConstraintId id) {
   return ok_status();
 }
 
+Status World::remove_constraints(std::span<const ConstraintId> ids) {
+  std::vector<char> gone(p_->model->constraints.size(), 0);
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const int i = p_->model->constraint_ids.find(ids[k]);
+    if (i < 0 || gone[static_cast<std::size_t>(i)]) return not_found("ids[" + std::to_string(k) + "]", "constraint", ids[k]);
+    gone[static_cast<std::size_t>(i)] = 1;
+  }
+  if (ids.empty()) return ok_status();
+  WorldModel& m = p_->edit_model();
+  erase_records(m.constraints, p_->data.constraints, m.constraint_ids,
+                [&, i = std::size_t{0}](const ConstraintRecord&) mutable { return gone[i++] != 0; });
+  ++m.topology_version;
+  ++m.model_version;
+  return ok_status();
+}
+
 Result<ConstraintInfo> World::constraint(ConstraintId id) const {
   const WorldModel& m = *p_->model;
   const WorldData& d = p_->data;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_set>
 
 #include "durable/contents.hpp"
 
@@ -458,17 +459,110 @@ Status HostedWorld::run_command(const v1::Command& c, v1::CommandResult* out) {
   return field_error(ErrorCode::invalid_argument, "command", "no command set");
 }
 
+namespace {
+
+// How many commands from `first` remove things of one kind (bodies, or
+// constraints): 0 where commands[first] removes neither.
+int removal_run(const Repeated<v1::Command>& commands, int first) {
+  const v1::Command::CommandCase kind = commands.Get(first).command_case();
+  if (kind != v1::Command::kRemoveBody && kind != v1::Command::kRemoveConstraint) return 0;
+  int n = 1;
+  while (first + n < commands.size() && commands.Get(first + n).command_case() == kind) ++n;
+  return n;
+}
+
+}  // namespace
+
 Status HostedWorld::apply_batch(const Repeated<v1::Command>& commands, Repeated<v1::CommandResult>* results) {
   return recorded(atomically([&]() -> Status {
-                    for (int i = 0; i < commands.size(); ++i) {
-                      if (Status ok = run_command(commands.Get(i), results->Add()); !ok) {
+                    for (int i = 0; i < commands.size();) {
+                      int failed = i;
+                      const int run = std::max(1, removal_run(commands, i));
+                      const Status ok = run > 1 ? run_removals(commands, i, run, results, &failed)
+                                                : run_command(commands.Get(i), results->Add());
+                      i += run;
+                      if (!ok) {
                         results->Clear();
-                        return prefixed(ok.error(), indexed("commands", i));
+                        return prefixed(ok.error(), indexed("commands", failed));
                       }
                     }
                     return ok_status();
                   }),
                   [&](durable::Record& r) { *r.mutable_batch()->mutable_commands() = commands; });
+}
+
+Status HostedWorld::run_removals(const Repeated<v1::Command>& commands, int first, int count,
+                                 Repeated<v1::CommandResult>* results, int* failed) {
+  if (count == 0) return ok_status();
+  const bool bodies = commands.Get(first).command_case() == v1::Command::kRemoveBody;
+  // The removals before the first one that would fail go at once; that one
+  // then runs alone, for the error it gives after them.
+  std::vector<BodyId> body_ids;
+  std::vector<ConstraintId> constraint_ids;
+  std::unordered_set<std::uint32_t> seen;  // indices: a live index has one generation
+  int valid = 0;
+  for (; valid < count; ++valid) {
+    const v1::Command& c = commands.Get(first + valid);
+    if (bodies) {
+      const Result<BodyId> id = find_body(c.remove_body());
+      if (!id || !seen.insert(id.value().index).second) break;
+      body_ids.push_back(id.value());
+    } else {
+      const ConstraintId id = id_from_proto<ConstraintTag>(c.remove_constraint());
+      if (!world_.contains(id) || !seen.insert(id.index).second) break;
+      constraint_ids.push_back(id);
+    }
+  }
+  if (Status ok = bodies ? remove_bodies_at_once(body_ids, results) : remove_constraints_at_once(constraint_ids, results);
+      !ok) {
+    *failed = first;
+    return ok;
+  }
+  if (valid == count) return ok_status();
+  if (Status ok = run_command(commands.Get(first + valid), results->Add()); !ok) {
+    *failed = first + valid;
+    return ok;
+  }
+  return run_removals(commands, first + valid + 1, count - valid - 1, results, failed);
+}
+
+Status HostedWorld::remove_bodies_at_once(const std::vector<BodyId>& ids, Repeated<v1::CommandResult>* results) {
+  if (ids.empty()) return ok_status();
+  // Streams know springs only: note which forces are springs while they are there to ask.
+  std::unordered_set<ForceId> springs;
+  for (const ForceId f : world_.forces())
+    if (std::holds_alternative<SpringDef>(world_.force(f).value().def)) springs.insert(f);
+  Result<std::vector<Removed>> removed = world_.remove_bodies(ids);
+  if (!removed) return removed.error();
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const Removed& r = removed.value()[k];
+    v1::CommandResult* out = results->Add();
+    for (const ConstraintId c : r.constraints) {
+      changes_.removed(c);
+      id_to_proto(c, out->add_removed_constraints());
+    }
+    for (const ForceId f : r.forces) {
+      if (springs.contains(f)) changes_.removed_spring(f);
+      id_to_proto(f, out->add_removed_forces());
+    }
+    changes_.removed(ids[k]);
+    names_.remove(ids[k], r);
+    footprint_.erase(ids[k], r);
+  }
+  return ok_status();
+}
+
+Status HostedWorld::remove_constraints_at_once(const std::vector<ConstraintId>& ids,
+                                               Repeated<v1::CommandResult>* results) {
+  if (ids.empty()) return ok_status();
+  if (Status ok = world_.remove_constraints(ids); !ok) return ok;
+  for (const ConstraintId id : ids) {
+    results->Add();
+    changes_.removed(id);
+    names_.remove_constraint(id);
+    footprint_.erase(id);
+  }
+  return ok_status();
 }
 
 Status HostedWorld::update(const WorldSettings& settings, const Limits& limits) {

@@ -177,6 +177,15 @@ class HostedWorld {
   Status do_remove_force(const v1::Id& id);
   Status do_apply_impulse(const v1::Impulse& impulse);
   Status run_command(const v1::Command& command, v1::CommandResult* result);
+  // A batch's `count` removals of one kind (bodies or constraints) from
+  // commands[first], with the results and the first error (its index in
+  // `failed`) that running them one by one gives, in one pass over the
+  // world where one by one took a pass each (a batch removing 10,000 of
+  // 100,000 bodies held the world for 70 s).
+  Status run_removals(const Repeated<v1::Command>& commands, int first, int count,
+                      Repeated<v1::CommandResult>* results, int* failed);
+  Status remove_bodies_at_once(const std::vector<BodyId>& ids, Repeated<v1::CommandResult>* results);
+  Status remove_constraints_at_once(const std::vector<ConstraintId>& ids, Repeated<v1::CommandResult>* results);
   Status room(std::size_t count, int limit, const char* what, int n, const char* field) const;
   Status fits(std::uint32_t old_bytes, std::uint32_t new_bytes) const;
   BodyResolver resolve() const { return resolver(world_, names_); }

@@ -439,3 +439,130 @@ TEST(Topology, TriangleMassAndInertia) {
   // (0, 0) moved by −centroid is one of them.
   EXPECT_TRUE(std::any_of(v.begin(), v.end(), [&](const Vec2& p) { return (p - Vec2(-a / 3, -b / 3)).norm() < 1e-12; }));
 }
+
+namespace {
+
+// A random mesh of particles and fixed bodies with rods, springs and
+// applied forces, and contacts on (disks): what removals have to take.
+World random_world(std::mt19937& rng) {
+  WorldSettings s;
+  s.dynamics = Dynamics::sequential_impulses;
+  s.contacts = true;
+  World w = World::create(s).value();
+  std::uniform_real_distribution<double> u(-3.0, 3.0);
+  std::vector<BodyId> b;
+  for (int i = 0; i < 60; ++i) {
+    BodyDef d = i % 10 == 0 ? fixed_at(u(rng), u(rng)) : particle_at(u(rng), u(rng));
+    d.shape = Disk{0.2};
+    b.push_back(w.add_body(d).value());
+  }
+  std::uniform_int_distribution<std::size_t> pick(0, b.size() - 1);
+  for (int i = 0; i < 80; ++i) {
+    const BodyId x = b[pick(rng)], y = b[pick(rng)];
+    if (x != y) (void)w.add_constraint(rod(x, y));  // refused between two fixed bodies
+  }
+  for (int i = 0; i < 20; ++i) {
+    SpringDef sd;
+    sd.a = b[pick(rng)];
+    sd.b = i % 4 == 0 ? BodyId{} : b[pick(rng)];
+    sd.stiffness = 3.0;
+    if (sd.a != sd.b) (void)w.add_spring(sd);
+    ForceDef f;
+    f.body = b[pick(rng)];
+    f.force = Vec3(0.1, 0.0, 0.0);
+    (void)w.apply_force(f);  // refused on a fixed body
+  }
+  EXPECT_GT(w.constraint_count(), 50u);
+  EXPECT_GT(w.force_count(), 20u);
+  for (int i = 0; i < 5; ++i) w.step();
+  return w;
+}
+
+}  // namespace
+
+// Bodies removed at once (remove_bodies) leave the world that removing
+// them one by one leaves: the same bodies, constraints and forces in the
+// same order, each body's Removed the same (a rod between two of them goes
+// with the first), and the same steps after, bit for bit.
+TEST(Topology, RemovingBodiesAtOnceIsRemovingThemOneByOne) {
+  std::mt19937 rng(21);
+  for (int trial = 0; trial < 10; ++trial) {
+    World at_once = random_world(rng);
+    World one_by_one = at_once;
+    std::vector<BodyId> ids = at_once.bodies();
+    std::shuffle(ids.begin(), ids.end(), rng);
+    ids.resize(static_cast<std::size_t>(std::uniform_int_distribution<int>(1, 40)(rng)));
+    const Result<std::vector<Removed>> removed = at_once.remove_bodies(ids);
+    ASSERT_TRUE(removed.ok());
+    ASSERT_EQ(removed.value().size(), ids.size());
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      const Removed one = one_by_one.remove_body(ids[k]).value();
+      EXPECT_EQ(removed.value()[k].constraints, one.constraints) << "trial " << trial << ", body " << k;
+      EXPECT_EQ(removed.value()[k].forces, one.forces) << "trial " << trial << ", body " << k;
+    }
+    EXPECT_EQ(at_once.bodies(), one_by_one.bodies());
+    EXPECT_EQ(at_once.constraints(), one_by_one.constraints());
+    EXPECT_EQ(at_once.forces(), one_by_one.forces());
+    for (int i = 0; i < 5; ++i) {
+      at_once.step();
+      one_by_one.step();
+    }
+    BodyStates a, b;
+    at_once.body_states(a);
+    one_by_one.body_states(b);
+    EXPECT_EQ(a.position, b.position) << "trial " << trial;
+    EXPECT_EQ(a.velocity, b.velocity) << "trial " << trial;
+  }
+}
+
+// Constraints removed at once are the constraints removed one by one.
+TEST(Topology, RemovingConstraintsAtOnceIsRemovingThemOneByOne) {
+  std::mt19937 rng(22);
+  World at_once = random_world(rng);
+  World one_by_one = at_once;
+  std::vector<ConstraintId> ids = at_once.constraints();
+  std::shuffle(ids.begin(), ids.end(), rng);
+  ids.resize(ids.size() / 2);
+  ASSERT_TRUE(at_once.remove_constraints(ids).ok());
+  for (ConstraintId id : ids) ASSERT_TRUE(one_by_one.remove_constraint(id).ok());
+  EXPECT_EQ(at_once.constraints(), one_by_one.constraints());
+  for (int i = 0; i < 5; ++i) {
+    at_once.step();
+    one_by_one.step();
+  }
+  BodyStates a, b;
+  at_once.body_states(a);
+  one_by_one.body_states(b);
+  EXPECT_EQ(a.position, b.position);
+}
+
+// A null, unknown or repeated id refuses the whole removal, naming it
+// (ids[k]), and the world keeps everything.
+TEST(Topology, RemovalsAtOnceRefuseABadIdAndKeepEverything) {
+  std::mt19937 rng(23);
+  World w = random_world(rng);
+  const std::vector<BodyId> bodies = w.bodies();
+  const std::vector<ConstraintId> constraints = w.constraints();
+  const std::uint64_t hash = w.state_hash();
+  struct Case {
+    std::vector<BodyId> ids;
+    ErrorCode code;
+    const char* field;
+  } cases[] = {{{bodies[0], BodyId{}}, ErrorCode::invalid_argument, "ids[1]"},
+               {{bodies[0], BodyId{9999, 1}}, ErrorCode::not_found, "ids[1]"},
+               {{bodies[3], bodies[4], bodies[3]}, ErrorCode::not_found, "ids[2]"}};
+  for (const Case& c : cases) {
+    const Result<std::vector<Removed>> r = w.remove_bodies(c.ids);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, c.code);
+    EXPECT_EQ(r.error().field, c.field);
+  }
+  const Status twice = w.remove_constraints(std::vector<ConstraintId>{constraints[0], constraints[0]});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().code, ErrorCode::not_found);
+  EXPECT_EQ(twice.error().field, "ids[1]");
+  EXPECT_EQ(w.bodies(), bodies);
+  EXPECT_EQ(w.constraints(), constraints);
+  EXPECT_EQ(w.state_hash(), hash);
+  EXPECT_TRUE(w.remove_bodies({}).value().empty());
+}
