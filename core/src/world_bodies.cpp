@@ -193,10 +193,10 @@ Result<Removed> World::remove_body(BodyId id) {
 Result<std::vector<Removed>> World::remove_bodies(std::span<const BodyId> ids) {
   std::vector<int> first(p_->model->bodies.size(), -1);
   for (std::size_t k = 0; k < ids.size(); ++k) {
-    const std::string field = "ids[" + std::to_string(k) + "]";
-    if (ids[k].is_null()) return invalid_argument(field, "must name a body");
+    auto field = [k] { return "ids[" + std::to_string(k) + "]"; };
+    if (ids[k].is_null()) return invalid_argument(field(), "must name a body");
     const int index = p_->model->body_ids.find(ids[k]);
-    if (index < 0 || first[static_cast<std::size_t>(index)] >= 0) return not_found(field, "body", ids[k]);
+    if (index < 0 || first[static_cast<std::size_t>(index)] >= 0) return not_found(field(), "body", ids[k]);
     first[static_cast<std::size_t>(index)] = static_cast<int>(k);
   }
   std::vector<Removed> removed(ids.size());
