@@ -493,37 +493,40 @@ Status HostedWorld::apply_batch(const Repeated<v1::Command>& commands, Repeated<
 
 Status HostedWorld::run_removals(const Repeated<v1::Command>& commands, int first, int count,
                                  Repeated<v1::CommandResult>* results, int* failed) {
-  if (count == 0) return ok_status();
   const bool bodies = commands.Get(first).command_case() == v1::Command::kRemoveBody;
+  const int end = first + count;
   // The removals before the first one that would fail go at once; that one
   // then runs alone, for the error it gives after them.
-  std::vector<BodyId> body_ids;
-  std::vector<ConstraintId> constraint_ids;
-  std::unordered_set<std::uint32_t> seen;  // indices: a live index has one generation
-  int valid = 0;
-  for (; valid < count; ++valid) {
-    const v1::Command& c = commands.Get(first + valid);
-    if (bodies) {
-      const Result<BodyId> id = find_body(c.remove_body());
-      if (!id || !seen.insert(id.value().index).second) break;
-      body_ids.push_back(id.value());
-    } else {
-      const ConstraintId id = id_from_proto<ConstraintTag>(c.remove_constraint());
-      if (!world_.contains(id) || !seen.insert(id.index).second) break;
-      constraint_ids.push_back(id);
+  while (first < end) {
+    std::vector<BodyId> body_ids;
+    std::vector<ConstraintId> constraint_ids;
+    std::unordered_set<std::uint32_t> seen;  // indices: a live index has one generation
+    int next = first;
+    for (; next < end; ++next) {
+      const v1::Command& c = commands.Get(next);
+      if (bodies) {
+        const Result<BodyId> id = find_body(c.remove_body());
+        if (!id || !seen.insert(id.value().index).second) break;
+        body_ids.push_back(id.value());
+      } else {
+        const ConstraintId id = id_from_proto<ConstraintTag>(c.remove_constraint());
+        if (!world_.contains(id) || !seen.insert(id.index).second) break;
+        constraint_ids.push_back(id);
+      }
     }
+    if (Status ok = bodies ? remove_bodies_at_once(body_ids, results) : remove_constraints_at_once(constraint_ids, results);
+        !ok) {
+      *failed = first;
+      return ok;
+    }
+    if (next == end) break;
+    if (Status ok = run_command(commands.Get(next), results->Add()); !ok) {
+      *failed = next;
+      return ok;
+    }
+    first = next + 1;
   }
-  if (Status ok = bodies ? remove_bodies_at_once(body_ids, results) : remove_constraints_at_once(constraint_ids, results);
-      !ok) {
-    *failed = first;
-    return ok;
-  }
-  if (valid == count) return ok_status();
-  if (Status ok = run_command(commands.Get(first + valid), results->Add()); !ok) {
-    *failed = first + valid;
-    return ok;
-  }
-  return run_removals(commands, first + valid + 1, count - valid - 1, results, failed);
+  return ok_status();
 }
 
 Status HostedWorld::remove_bodies_at_once(const std::vector<BodyId>& ids, Repeated<v1::CommandResult>* results) {

@@ -32,6 +32,19 @@ grpc::Status update_world(Client& c, const v1::UpdateWorldRequest& req) {
   return c.worlds->UpdateWorld(context().get(), req, &resp);
 }
 
+// A paused 100-link chain solved by Gauss–Seidel to 1e-15, which never
+// converges: every solve runs the server's 10000 sweeps, four times a step
+// (RK4): a step takes about a tenth of a second, six periods.
+void create_heavy_world(Client& c, const std::string& name) {
+  create_hanging_chain(c, name, 100, 60);
+  v1::UpdateWorldRequest heavy;
+  heavy.set_world(name);
+  heavy.mutable_settings()->set_solver(v1::LINEAR_SOLVER_GAUSS_SEIDEL);
+  heavy.mutable_settings()->set_solver_tolerance(1e-15);
+  heavy.mutable_settings()->set_solver_max_iterations(10000);
+  ASSERT_TRUE(update_world(c, heavy).ok());
+}
+
 grpc::Status resume(Client& c, const std::string& world) {
   v1::ResumeRequest req;
   req.set_world(world);
@@ -251,16 +264,7 @@ TEST(Wedge, TheWatchdogPausesAWorldWhoseStepsOverrun) {
   InProcessServer server(options);
   Client c(server.target());
   create_steady_world(c, "steady");
-  create_hanging_chain(c, "heavy", 100, 60);
-  // Gauss–Seidel to 1e-15 on a 100-link chain never converges: every solve
-  // runs the server's 10000 sweeps, four times a step (RK4): a step takes
-  // about a tenth of a second, six periods.
-  v1::UpdateWorldRequest heavy;
-  heavy.set_world("heavy");
-  heavy.mutable_settings()->set_solver(v1::LINEAR_SOLVER_GAUSS_SEIDEL);
-  heavy.mutable_settings()->set_solver_tolerance(1e-15);
-  heavy.mutable_settings()->set_solver_max_iterations(10000);
-  ASSERT_TRUE(update_world(c, heavy).ok());
+  create_heavy_world(c, "heavy");
   Vitals vitals(server.target(), "steady");
   ASSERT_TRUE(resume(c, "heavy").ok());
 
@@ -301,13 +305,7 @@ TEST(Wedge, TheWatchdogPausesAWorldAfterOneStepAsLongAsAStreak) {
   options.limits.world.watchdog = {.factor = 1.0, .ticks = 3};
   InProcessServer server(options);
   Client c(server.target());
-  create_hanging_chain(c, "heavy", 100, 60);
-  v1::UpdateWorldRequest heavy;
-  heavy.set_world("heavy");
-  heavy.mutable_settings()->set_solver(v1::LINEAR_SOLVER_GAUSS_SEIDEL);
-  heavy.mutable_settings()->set_solver_tolerance(1e-15);
-  heavy.mutable_settings()->set_solver_max_iterations(10000);
-  ASSERT_TRUE(update_world(c, heavy).ok());
+  create_heavy_world(c, "heavy");
   const std::uint64_t start = c.get_world("heavy").tick();
   ASSERT_TRUE(resume(c, "heavy").ok());
   const v1::World halted =
