@@ -176,6 +176,31 @@ TEST(ExactContacts, AStackOfTenBoxesStands) {
   EXPECT_EQ(w.contacts().size(), 20u);
 }
 
+// A disk sunk 3e-10 m into the ground under a disk 5 cm above it (a
+// contact found ahead, whose row asks for 5 cm): solved free, that row
+// would pull the lower disk up and the ground's row pull it down, so the
+// active set clamps both, and the ground's row must be let go again. Its
+// gradient (3e-10) is judged by the row's own scale: the overlap is pushed
+// out in a few iterations. Judged by the largest row's (5 cm), it read as
+// round-off: the row stayed at λ = 0 and every step ran to the cap (the
+// exact ball pit spent half its steps there).
+TEST(ExactContacts, ATinyOverlapUnderAWideGapIsPushedOut) {
+  WorldSettings s = exact_contacts();
+  s.gravity = Vec3::Zero();
+  s.contact_margin = 0.1;
+  World w = World::create(s).value();
+  ground(w);
+  const double r = 0.1, deep = 3e-10;
+  const BodyId sunk = w.add_body({.kind = BodyKind::rigid, .position = Vec3(0, r - deep, 0), .shape = Disk{r}}).value();
+  w.add_body({.kind = BodyKind::rigid, .position = Vec3(0, 3 * r + 0.05, 0), .shape = Disk{r}}).value();
+  const StepDiagnostics& d = w.step();
+  ASSERT_EQ(w.contacts().size(), 2u);
+  EXPECT_FALSE(d.projection_capped);
+  EXPECT_LE(d.projection_iterations, 3);
+  EXPECT_LT(d.max_error, s.projection_tolerance);
+  EXPECT_GT(w.body(sunk).value().position.y(), r - s.projection_tolerance);
+}
+
 // 3D: a ball thrown into a corner of three planes comes to rest touching
 // all three, exactly.
 TEST(ExactContacts, ABallSettlesInACornerOfThreePlanes) {
