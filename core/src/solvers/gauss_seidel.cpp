@@ -21,8 +21,17 @@ SolveStats solve_gauss_seidel(const SystemView& k, const Eigen::VectorXd& r, Eig
   const BlockJacobian& J = k.J;
   const int n = static_cast<int>(r.size());
   SolveStats stats;
-  const double norm_r = r.norm();
   if (n == 0) return stats;
+  // The scale of the residual: r over the rows λ = 0 would not already
+  // satisfy (a one-sided row at its bound 0 with r pushing outward, such as
+  // a contact apart, is no work however large its r: counted, it made a
+  // pile's penetrations read as converged before a sweep).
+  double norm_r = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const bool satisfied = (lo[i] == 0.0 && r[i] < 0.0) || (hi[i] == 0.0 && r[i] > 0.0);
+    if (!k.is_held(i) && !satisfied) norm_r += r[i] * r[i];
+  }
+  norm_r = std::sqrt(norm_r);
   const Eigen::VectorXd diag = k.diagonal();
   Eigen::VectorXd u = Eigen::VectorXd::Zero(J.cols());
   J.add_transpose_product(x, u);
