@@ -83,6 +83,10 @@ class ContactRows {
 
   // The substep's impulses so far: λ's shares (N·s) per row, from `first`.
   void add_impulses(const Eigen::VectorXd& lambda, int first, double scale);
+  // The substep's impulses so far, per row (a capped projection goes back
+  // to those of the best point it visited).
+  const std::vector<double>& impulses() const { return impulse_; }
+  void set_impulses(const std::vector<double>& impulses) { impulse_ = impulses; }
   // Has contact row r (counted from the first contact row) pushed in this substep?
   bool pushed(int r) const { return impulse_[static_cast<std::size_t>(r)] < 0.0; }
   // The substep's points as the world's contact records, sorted by key:

@@ -119,6 +119,7 @@ void ProjectionPoint::take(double at, const WorldData& d, const Workspace& ws, c
   if (moved_so_far) moved.assign(moved_so_far, moved_so_far + d.q.size());
   step_lambda = ws.step_lambda;
   block_forces = ws.block_forces;
+  contact_impulses = ws.contacts.impulses();
   reactions.clear();
   for (const int i : ws.force_layout.fixed_end) {
     const ConstraintState& c = d.constraints[static_cast<std::size_t>(i)];
@@ -131,6 +132,7 @@ void ProjectionPoint::restore(WorldData& d, Workspace& ws, double* moved_so_far)
   if (moved_so_far) std::copy(moved.begin(), moved.end(), moved_so_far);
   ws.step_lambda = step_lambda;
   ws.block_forces = block_forces;
+  ws.contacts.set_impulses(contact_impulses);
   for (std::size_t k = 0; k < reactions.size(); ++k) {
     ConstraintState& c = d.constraints[static_cast<std::size_t>(ws.force_layout.fixed_end[k])];
     std::tie(c.on_a, c.on_b) = reactions[k];
@@ -229,8 +231,6 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
   // before; a step the line search cut gives back the part it did not take
   // through J where it ended (a difference of the order of the cut step).
   const double force = 1.0 / (h * s.dt);
-  // Contact rows add their impulses where a point would not keep them.
-  const bool keep_best = !(ws.contacts.active_for(m) && ws.contacts.rows() > 0);
   BestPoint best(s.projection_max_iterations);
   while (out.error >= s.projection_tolerance) {
     if (out.iterations == s.projection_max_iterations) {
@@ -285,7 +285,7 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
     norm = trial;
     ws.held = held;
     out.error = worst_error(ws);
-    if (keep_best) best.see(out.iterations, out.error, d, ws, moved.data());
+    best.see(out.iterations, out.error, d, ws, moved.data());
     if (!newton && out.error >= s.projection_tolerance && (cut > 0 || out.error > kShakeContraction * before)) {
       newton = true;
       evaluate_constraints(m, d, ws, t, d.q, d.v);

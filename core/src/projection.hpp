@@ -46,7 +46,7 @@ struct NewtonStall {
 struct ProjectionPoint {
   double error = 0.0;
   Eigen::VectorXd q, step_lambda;
-  std::vector<double> moved, block_forces;
+  std::vector<double> moved, block_forces, contact_impulses;
   std::vector<std::pair<Reaction, Reaction>> reactions;  // per Workspace::ForceLayout::fixed_end
   void take(double error, const WorldData& d, const Workspace& ws, const double* moved);
   void restore(WorldData& d, Workspace& ws, double* moved) const;
