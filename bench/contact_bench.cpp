@@ -9,9 +9,7 @@
 //                       manifolds report it)
 //   top_drift_mm        (pyramid) how far the top box moved from 1 s to 10 s
 //   kinetic_energy_end  J, at the end (a settled pile: near 0)
-//   mean_step_ms, steps the mean step and the steps run: the exact family's
-//                       ball pit is cut to kExactPitSteps (its collapsing
-//                       pile takes seconds a step: see BENCHMARKS.md)
+//   mean_step_ms, steps the mean step and the steps run (all of them)
 //
 //   contact_bench --benchmark_out=contacts.json --benchmark_out_format=json
 #include <algorithm>
@@ -31,7 +29,6 @@ using linkage::BodyKind;
 using linkage::Vec3;
 
 constexpr int kSteps = 600;
-constexpr int kExactPitSteps = 150;
 constexpr double kDt = 1.0 / 60.0;
 constexpr double kFriction = 0.6;
 constexpr int kBase = 20;
@@ -85,10 +82,10 @@ void report(benchmark::State& state, Stats& st) {
 }
 
 template <class Step, class Measure, class Top>
-Stats run(const Step& step, const Measure& deepest, const Top& top, int steps = kSteps) {
+Stats run(const Step& step, const Measure& deepest, const Top& top) {
   Stats st;
   Vec3 settled = Vec3::Zero();
-  for (int i = 0; i < steps; ++i) {
+  for (int i = 0; i < kSteps; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     step();
     st.step_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
@@ -117,7 +114,7 @@ linkage::WorldSettings sequential_impulses_4_substeps() {
 }
 linkage::WorldSettings exact() { return linkage::with_preset(linkage::Preset::exact); }
 
-void bench_linkage(benchmark::State& state, Scene (*make)(), linkage::WorldSettings (*family)(), int steps) {
+void bench_linkage(benchmark::State& state, Scene (*make)(), linkage::WorldSettings (*family)()) {
   for (auto _ : state) {
     state.PauseTiming();
     const Scene scene = make();
@@ -143,8 +140,7 @@ void bench_linkage(benchmark::State& state, Scene (*make)(), linkage::WorldSetti
                      for (const linkage::ContactInfo& c : w.contacts()) d = std::min(d, c.separation);
                      return d;
                    },
-                   [&] { return scene.top >= 0 ? w.body(ids[static_cast<std::size_t>(scene.top)]).value().position : Vec3::Zero(); },
-                   steps);
+                   [&] { return scene.top >= 0 ? w.body(ids[static_cast<std::size_t>(scene.top)]).value().position : Vec3::Zero(); });
     state.PauseTiming();
     st.kinetic = w.diagnostics().kinetic_energy;
     report(state, st);
@@ -217,13 +213,13 @@ void bench_box2d(benchmark::State& state, Scene (*make)()) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(bench_linkage, pyramid, pyramid, sequential_impulses, kSteps)->Name("pyramid/linkage/sequential_impulses+v8_p3")->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(bench_linkage, pyramid_4, pyramid, sequential_impulses_4_substeps, kSteps)->Name("pyramid/linkage/sequential_impulses+v8_p3+4_substeps")->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(bench_linkage, pyramid_exact, pyramid, exact, kSteps)->Name("pyramid/linkage/exact")->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bench_linkage, pyramid, pyramid, sequential_impulses)->Name("pyramid/linkage/sequential_impulses+v8_p3")->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bench_linkage, pyramid_4, pyramid, sequential_impulses_4_substeps)->Name("pyramid/linkage/sequential_impulses+v8_p3+4_substeps")->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bench_linkage, pyramid_exact, pyramid, exact)->Name("pyramid/linkage/exact")->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(bench_box2d, pyramid, pyramid)->Name("pyramid/box2d/v8_p3")->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(bench_linkage, ball_pit, ball_pit, sequential_impulses, kSteps)->Name("ball_pit/linkage/sequential_impulses+v8_p3")->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(bench_linkage, ball_pit_4, ball_pit, sequential_impulses_4_substeps, kSteps)->Name("ball_pit/linkage/sequential_impulses+v8_p3+4_substeps")->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(bench_linkage, ball_pit_exact, ball_pit, exact, kExactPitSteps)->Name("ball_pit/linkage/exact")->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bench_linkage, ball_pit, ball_pit, sequential_impulses)->Name("ball_pit/linkage/sequential_impulses+v8_p3")->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bench_linkage, ball_pit_4, ball_pit, sequential_impulses_4_substeps)->Name("ball_pit/linkage/sequential_impulses+v8_p3+4_substeps")->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bench_linkage, ball_pit_exact, ball_pit, exact)->Name("ball_pit/linkage/exact")->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(bench_box2d, ball_pit, ball_pit)->Name("ball_pit/box2d/v8_p3")->Iterations(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

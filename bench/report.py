@@ -230,9 +230,7 @@ def write_contacts(add, path):
         "`+4_substeps` is the configuration of the scene files (`scenes/pyramid.json`, `scenes/ball_pit.json`): "
         "sequential impulses at 8/3 iterations with 4 substeps, which holds every overlap within the 5 mm slop. "
         "`exact` is the exact preset with contacts (`Preset::exact`, contacts as bounded rows of the direct "
-        "solver's system, penetration held to the projection's tolerance); its ball pit is cut to the steps "
-        "shown (`*`): after its columns collapse, a step takes seconds (see the analysis below). Its × Box2D is "
-        "over Box2D's median for the whole run.")
+        "solver's system, penetration held to the projection's tolerance). A run cut short would be marked `*`.")
     add("")
     add("| scene | engine | config | steps | median step (ms) | mean step (ms) | × Box2D v8_p3 (median) | deepest penetration (mm) | top box drift 1-10 s (mm) | kinetic energy at the end (J) |")
     add("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
