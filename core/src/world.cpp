@@ -260,11 +260,15 @@ void substep(const WorldModel& m, WorldData& d, Workspace& ws, double h, const A
   if (m.settings.project_positions) {
     const StageClock::Scope stage(ws.clock, Stage::project_positions);
     // Contacts were found where the substep began: a corner that turned into
-    // a neighbour since is added, and the positions projected again.
+    // a neighbour since is added, and the positions projected again; not
+    // after a projection that stopped short (capped), which another pass
+    // would start where it stopped and spend as much on again.
     ws.projection_start = 0.0;
+    bool stopped_short = false;
     for (int pass = 0; pass <= kContactPasses; ++pass) {
-      if (pass > 0 && !ws.contacts.add_missed(m, d, d.v, h, m.settings.projection_tolerance)) break;
+      if (pass > 0 && (stopped_short || !ws.contacts.add_missed(m, d, d.v, h, m.settings.projection_tolerance))) break;
       const ProjectionOutcome p = project_positions(m, d, ws, d.time, h);
+      stopped_short = p.capped;
       ws.projection_start = std::max(ws.projection_start, p.start);
       ws.projection_iterations += p.iterations;
       ws.projection_capped = ws.projection_capped || p.capped;
