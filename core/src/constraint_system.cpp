@@ -711,8 +711,12 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
   const double tolerance = how.tolerance;
   const BlockJacobian& J = k.J;
   const WorldSettings& s = m.settings;
+  auto swept = [&](const SolveStats& stats) {
+    ws.direct.work += stats.iterations * sweep_cost(J);
+    return stats;
+  };
   if (s.solver == LinearSolver::gauss_seidel)
-    return solve_gauss_seidel(k, ws.rhs, ws.lambda, ws.lo, ws.hi, tolerance, s.solver_max_iterations);
+    return swept(solve_gauss_seidel(k, ws.rhs, ws.lambda, ws.lo, ws.hi, tolerance, s.solver_max_iterations));
 
   // An active set decides by the signs of λ and of its gradient: its solves
   // must be as tight as the world's, whatever looser one a Newton step asked.
@@ -725,7 +729,7 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
   auto solve_free = [&](const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda) {
     if (s.solver == LinearSolver::ldlt)
       return ws.direct.solve(k, rhs, lambda, inner);
-    return solve_cg(k, rhs, lambda, inner.tolerance, s.solver_max_iterations);
+    return swept(solve_cg(k, rhs, lambda, inner.tolerance, s.solver_max_iterations));
   };
   const int nr = static_cast<int>(ws.rhs.size());
   const bool warm = ws.active_start.size() == static_cast<std::size_t>(nr);
@@ -803,14 +807,14 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
       if (out) wrong.push_back(i);
     }
     if (wrong.empty()) break;
-    if (round == kActiveSetRounds) {
+    if (round == kActiveSetRounds || over_work_budget(ws)) {
       // A pile whose contacts change by the hundred: solve the bounded
       // problem by projected Gauss–Seidel from the first guess instead
       // (bounded time, the bounds exact, the residual reported); the
       // active set's last guess may be far off.
       ws.lambda = start.cwiseMax(ws.lo).cwiseMin(ws.hi);
-      const SolveStats polish = solve_gauss_seidel(SystemView{J, ws.w, ws.reg, held_before, k.parallel}, ws.rhs, ws.lambda,
-                                                   ws.lo, ws.hi, tolerance, s.solver_max_iterations);
+      const SolveStats polish = swept(solve_gauss_seidel(SystemView{J, ws.w, ws.reg, held_before, k.parallel}, ws.rhs,
+                                                         ws.lambda, ws.lo, ws.hi, tolerance, s.solver_max_iterations));
       stats.iterations += polish.iterations;
       stats.residual = polish.residual;
       break;
@@ -832,6 +836,8 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
 }
 
 }  // namespace
+
+bool over_work_budget(const Workspace& ws) { return ws.direct.work > ws.work_budget; }
 
 SolveStats solve_system(const WorldModel& m, Workspace& ws) { return solve_system(m, ws, ws.J, SolveRequest{m.settings.solver_tolerance}); }
 

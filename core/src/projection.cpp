@@ -233,7 +233,7 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
   const double force = 1.0 / (h * s.dt);
   BestPoint best(s.projection_max_iterations);
   while (out.error >= s.projection_tolerance) {
-    if (out.iterations == s.projection_max_iterations) {
+    if (out.iterations == s.projection_max_iterations || over_work_budget(ws)) {
       out.capped = true;
       if (best.restore_if_better(out.error, d, ws, moved.data())) out.error = best.error();
       break;

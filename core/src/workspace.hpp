@@ -120,6 +120,15 @@ struct Workspace {
   ContactRows contacts;
 
   DirectSolver direct;
+  // A step's solves stop asking for more once their work (direct.work, in
+  // the cost model's nanoseconds) passes this: position projection stops as
+  // at its cap (and says so), an active set that has not settled gives way
+  // to projected Gauss–Seidel, and friction bounds are not solved again.
+  // Constraints that cannot all hold (rods pulling disks into each other)
+  // made a step of 60 bodies take up to 110 s; at 4e9 (about 4 s where the
+  // model was fitted) no scene of the benchmarks comes near it. A field,
+  // not a constant, so that the tests can lower it.
+  double work_budget = 4e9;
   // Position projection's first try at reuse (PCG from the factorization
   // the step's velocity solve left), once it failed: the projections still
   // to factor at once, and how many the next failure skips.

@@ -231,6 +231,7 @@ void begin_step(const WorldModel& m, WorldData& d, Workspace& ws) {
   ws.contacts_capped = false;
   ws.projection_error = 0.0;
   ws.direct.factorizations = ws.direct.solves = ws.direct.pcg_iterations = 0;
+  ws.direct.work = 0.0;
   update_inverse_masses(m, d, ws);
   begin_constraint_forces(m, d, ws);
 }

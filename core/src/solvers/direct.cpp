@@ -98,6 +98,7 @@ void DirectSolver::factor(const SystemView& k, bool strict) {
   }
   ldlt_.factor(kept(k), parallel_, pivot);
   ++factorizations;
+  int made = 1;
   if (recheck_) {
     // Take the dependent rows out and analyse without them: the fill they
     // would cause goes with them.
@@ -107,6 +108,7 @@ void DirectSolver::factor(const SystemView& k, bool strict) {
       ldlt_.analyse(k.J, removed_);
       ldlt_.factor(kept(k), parallel_, pivot);
       ++factorizations;
+      ++made;
     }
     recheck_ = false;
   } else if (!ldlt_.dependent_rows().empty()) {
@@ -133,6 +135,8 @@ void DirectSolver::factor(const SystemView& k, bool strict) {
   const bool removed = std::find(removed_.begin(), removed_.end(), 1) != removed_.end();
   const double factor_ns = 0.4 * plan.factor_flops + 2.4 * plan.assembly_flops + 33.0 * fronts + 2.0 * j_values +
                            (removed ? iteration_ns : 0.0);
+  work += made * factor_ns;
+  solve_cost_ = iteration_ns;
   const int worth = static_cast<int>(factor_ns / std::max(iteration_ns, 1.0)) - 1;
   reuse_budget_ = e.loop_components == 0 ? 0 : std::clamp(worth, 0, kMaxReuse);
   path_ = e.tree_components && e.loop_components ? SolverPath::mixed
@@ -269,6 +273,7 @@ std::optional<SolveStats> DirectSolver::reuse(const SystemView& k, const Eigen::
     if (w_jt_x) *w_jt_x += alpha * scratch_;
     ++stats.iterations;
     ++pcg_iterations;
+    work += solve_cost_;
     stats.residual = std::sqrt(res2) / norm_r;
     if (stats.residual <= tolerance) return stats;
     if (left.worst <= how.row_residual) return stats;
@@ -361,6 +366,7 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
   lambda = r;
   kk.zero_held(lambda);
   ldlt_.solve(lambda, parallel_);
+  work += solve_cost_;
   stats.iterations = 1;
   if (fresh && &kk.held == &held_ && !still_dependent(k)) recheck_ = true;
   stats.rank_deficiency = static_cast<int>(dependent_.size());
@@ -388,6 +394,7 @@ SolveStats DirectSolver::solve_unfactored(const SystemView& k, const Eigen::Vect
   if (lambda.size() != r.size()) lambda.setZero(r.size());  // from the λ passed in (a step's warm start) where there is one
   k.zero_held(lambda);
   SolveStats stats = solve_cg(k, r, lambda, how.tolerance, kUnfactoredIterations);
+  work += stats.iterations * sweep_cost(k.J);
   stats.rank_deficiency = 0;  // not known without a factorization
   if (how.w_jt_lambda) {
     how.w_jt_lambda->setZero(k.J.cols());

@@ -60,6 +60,11 @@ class DirectSolver {
   int factorizations = 0;  // numeric factorizations
   int solves = 0;          // systems solved
   int pcg_iterations = 0;  // conjugate-gradient iterations on a reused factorization
+  // What the solves cost, by the cost model that weighs a factorization
+  // against PCG iterations (nanoseconds on the machine it was fitted on;
+  // counts, not the clock, so the same on every run). The caller resets
+  // it, as the counts above.
+  double work = 0.0;
 
  private:
   bool same_structure(const BlockJacobian& J) const;
@@ -90,6 +95,7 @@ class DirectSolver {
   bool factored_ = false;
   bool strict_ = false;            // the factorization took out only rows dependent to round-off
   int reuse_budget_ = 0;          // PCG iterations a factorization is worth
+  double solve_cost_ = 0.0;       // `work` of a solve (or PCG iteration) on the factorization
   SolverPath path_ = SolverPath::none;
   // What the factorization was made from (to know an identical K).
   std::vector<double> factored_j_;

@@ -59,6 +59,10 @@ struct SolveStats {
   bool w_jt_lambda = false;  // the solver left W Jᵀ λ where the request asked
 };
 
+// The cost model's price (DirectSolver::work) of one conjugate-gradient
+// iteration or Gauss–Seidel sweep: two passes over J's values.
+inline double sweep_cost(const BlockJacobian& J) { return 4.0 * static_cast<double>(J.value_count()); }
+
 // Conjugate gradient, Jacobi preconditioned, starting from λ.
 SolveStats solve_cg(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda, double tolerance,
                     int max_iterations);
