@@ -808,8 +808,9 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
     }
     if (wrong.empty()) break;
     if (round == kActiveSetRounds || over_work_budget(ws)) {
-      // A pile whose contacts change by the hundred: solve the bounded
-      // problem by projected Gauss–Seidel from the first guess instead
+      // A pile whose contacts change by the hundred (or a step that has
+      // spent its work budget): solve the bounded problem by projected
+      // Gauss–Seidel from the first guess instead
       // (bounded time, the bounds exact, the residual reported); the
       // active set's last guess may be far off.
       ws.lambda = start.cwiseMax(ws.lo).cwiseMin(ws.hi);

@@ -95,11 +95,11 @@ void finish_constraint_forces(const WorldModel& m, WorldData& d, Workspace& ws);
 // the substep's impulses together).
 void remember_substep_lambda(Workspace& ws);
 
-// Solves K λ = ws.rhs into ws.lambda (starting from it), keeping bounded
-// rows in [lo, hi]: Gauss–Seidel projects, CG and LDLᵀ use an active set.
 // Have the step's solves spent Workspace::work_budget?
 bool over_work_budget(const Workspace& ws);
 
+// Solves K λ = ws.rhs into ws.lambda (starting from it), keeping bounded
+// rows in [lo, hi]: Gauss–Seidel projects, CG and LDLᵀ use an active set.
 SolveStats solve_system(const WorldModel& m, Workspace& ws);
 // The same with another Jacobian of the same rows (SHAKE's step directions),
 // as `how` asks (a projection's Newton step needs a looser tolerance than the

@@ -78,8 +78,8 @@ void project(const WorldModel& m, WorldData& d, Workspace& ws, double t, double 
   // A solve short of its tolerance (a pile whose contacts change by the
   // hundred, where the active set gave way to projected Gauss–Seidel)
   // leaves friction bounds no re-solve would settle: each would cost as
-  // much again and move them as far.
-  // Nor once the step's work budget is spent (Workspace::work_budget).
+  // much again and move them as far. Nor are they solved again once the
+  // step's work budget is spent (Workspace::work_budget).
   auto settled = [&](const SolveStats& solve) { return !(solve.residual > how.tolerance) && !over_work_budget(ws); };
   for (int round = 0; contacts && round < kFrictionRounds && settled(stats) &&
                       ws.contacts.bound_friction(ws.lo, ws.hi, ws.lambda, first_contact);

@@ -65,8 +65,8 @@ SolveStats solve_gauss_seidel(const SystemView& k, const Eigen::VectorXd& r, Eig
           for (int c = 0; c < blk.cols; ++c) ji_u += v[c] * u[blk.col + c];
         }
         const double old = x[i];
-        const double ri = r[i] - ji_u - k.reg[i] * old;
-        swept += projected(i, ri) * projected(i, ri);
+        const double ri = r[i] - ji_u - k.reg[i] * old, seen = projected(i, ri);
+        swept += seen * seen;
         x[i] = std::clamp(old + ri / diag[i], lo[i], hi[i]);
         const double delta = x[i] - old;
         if (delta == 0.0) continue;
