@@ -236,6 +236,11 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
     if (out.iterations == s.projection_max_iterations || over_work_budget(ws)) {
       out.capped = true;
       if (best.restore_if_better(out.error, d, ws, moved.data())) out.error = best.error();
+      if (went_nowhere(out)) {
+        d.q -= moved;
+        moved.setZero();
+        out.error = out.start;
+      }
       break;
     }
     ++out.iterations;

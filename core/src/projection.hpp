@@ -83,6 +83,24 @@ class BestPoint {
   ProjectionPoint best_;
 };
 
+// Constraints that cannot all hold (a rope shorter than the gap between its
+// fixed ends, rods whose lengths contradict one another) leave Gauss–Newton
+// no step that lowers the error for good: it flails to its cap, and the
+// velocity of its motion (Δq/h) flung bodies at hundreds of m/s. A capped
+// projection whose best point is not kCappedProgress of where it began
+// (the error it ends with over the one it began from) goes back to where it
+// began, and its bodies take no velocity from it; the step says so
+// (capped). A feasible projection that reaches its cap has made orders of
+// magnitude of progress by then (a taut cloth's: 1e-3 of its start and
+// less); one that converges slowly, however slowly, is not capped. Fewer
+// than kJudged iterations (a cap set that low, a step out of its work
+// budget) are too few to tell.
+constexpr double kCappedProgress = 0.1;
+constexpr int kJudged = 16;
+inline bool went_nowhere(const ProjectionOutcome& out) {
+  return out.iterations >= kJudged && !(out.error <= kCappedProgress * out.start);
+}
+
 // The relative residual the step's velocity solve stops at, for the right
 // side `rhs`. Before a nearest-point projection it only
 // predicts where the step goes: the projection removes what its residual

@@ -832,6 +832,13 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
       out.capped = true;
       // The rows RATTLE reads (tp.rows_q) are then the best point's.
       if (best.restore_if_better(out.error, d, ws, tp.moved.data())) out.error = evaluate(m, d, ws, tp, t, d.q, false).first;
+      if (went_nowhere(out)) {
+        for (int i = 0; i < dof; ++i) {
+          d.q[i] -= tp.moved[static_cast<std::size_t>(i)];
+          tp.moved[static_cast<std::size_t>(i)] = 0.0;
+        }
+        out.error = evaluate(m, d, ws, tp, t, d.q, false).first;
+      }
       break;
     }
     ++out.iterations;
