@@ -301,6 +301,25 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
   return out;
 }
 
+bool settle_onto_constraints(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h) {
+  const WorldSettings& s = m.settings;
+  if (!velocity_solve_predicts(s) || d.diagnostics.projection_capped || ws.projection_capped) return false;
+  if (error_bound(m, ws, s.projection_tolerance) < s.projection_tolerance) return false;
+  // The velocities, forces and contact impulses as they were: only q moves.
+  ProjectionPoint before;
+  before.take(0.0, d, ws, nullptr);
+  const Eigen::VectorXd v = d.v;
+  const ProjectionOutcome out = project_positions(m, d, ws, t, h);
+  Eigen::VectorXd q = std::move(d.q);
+  before.restore(d, ws, nullptr);
+  d.q = std::move(q);
+  d.v = v;
+  ws.projection_iterations += out.iterations;
+  ws.projection_capped = ws.projection_capped || out.capped;
+  ws.projection_error = std::max(ws.projection_error, out.error);
+  return out.iterations > 0;
+}
+
 void catch_taut_rows(const WorldModel& m, WorldData& d, Workspace& ws, double t) {
   evaluate_constraints(m, d, ws, t, d.q, d.v);
   prepare_system(m, ws);

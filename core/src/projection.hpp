@@ -129,6 +129,18 @@ void mark_free_motors(Workspace& ws, double scale);
 // the velocities (Δq / h), as SHAKE does.
 ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h);
 
+// A step that begins off its constraints (a body a client moved, a
+// constraint added at another length than its bodies have, a mechanism
+// built where its parts do not meet, bodies made overlapping) is first
+// moved onto them, positions alone: that correction is not the step's
+// motion, and as a velocity (Δq / h) it launched mechanisms from rest at
+// tens of m/s and more. Where the step before stopped short (capped), its
+// error is the step's own to carry on with: a taut cloth's each step.
+// Rows evaluated at (t, d.q) in ws; the exact family (nearest-point
+// projection) only. Returns whether it moved them (the rows then need
+// evaluating again).
+bool settle_onto_constraints(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h);
+
 // The force-based method works on accelerations and cannot stop a body in
 // an instant: when a rope goes taut while its ends still separate, this
 // removes that separating velocity with one inelastic impulse (pull only).
