@@ -266,22 +266,6 @@ void correct_positions(const WorldModel& m, WorldData& d, Workspace& ws, double 
   }
 }
 
-// Box2D's caps: no body moves more than max_translation or turns more than
-// max_rotation in one step; a faster one has that velocity scaled down.
-void clamp_motion(const WorldModel& m, double h, Eigen::VectorXd& v) {
-  const WorldSettings& s = m.settings;
-  for (const BodyRecord& b : m.bodies) {
-    if (b.motion != Motion::dynamic) continue;
-    const int linear = b.kind == BodyKind::rigid ? 2 : b.dof;
-    auto lin = v.segment(b.offset, linear);
-    const double translation = h * lin.norm();
-    if (translation > s.max_translation) lin *= s.max_translation / translation;
-    if (b.kind != BodyKind::rigid) continue;
-    const double rotation = h * std::abs(v[b.offset + 2]);
-    if (rotation > s.max_rotation) v[b.offset + 2] *= s.max_rotation / rotation;
-  }
-}
-
 void sequential_impulses(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h, Eigen::VectorXd& v) {
   const WorldSettings& s = m.settings;
   const int held = prepare_system(m, ws);
@@ -349,6 +333,20 @@ void sequential_impulses(const WorldModel& m, WorldData& d, Workspace& ws, doubl
 }
 
 }  // namespace
+
+void clamp_motion(const WorldModel& m, double h, Eigen::VectorXd& v) {
+  const WorldSettings& s = m.settings;
+  for (const BodyRecord& b : m.bodies) {
+    if (b.motion != Motion::dynamic) continue;
+    const int linear = b.kind == BodyKind::rigid ? 2 : b.dof;
+    auto lin = v.segment(b.offset, linear);
+    const double translation = h * lin.norm();
+    if (translation > s.max_translation) lin *= s.max_translation / translation;
+    if (b.kind != BodyKind::rigid) continue;
+    const double rotation = h * std::abs(v[b.offset + 2]);
+    if (rotation > s.max_rotation) v[b.offset + 2] *= s.max_rotation / rotation;
+  }
+}
 
 void impulse_step(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h, bool settle) {
   Eigen::VectorXd v;

@@ -12,4 +12,8 @@ namespace linkage {
 // them (settle_onto_constraints, with the contacts found where it begins).
 void impulse_step(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h, bool settle = false);
 
+// Box2D's caps: no body moves more than max_translation or turns more than
+// max_rotation in a step of h; a faster one has that velocity scaled down.
+void clamp_motion(const WorldModel& m, double h, Eigen::VectorXd& v);
+
 }  // namespace linkage

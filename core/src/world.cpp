@@ -280,6 +280,11 @@ void substep(const WorldModel& m, WorldData& d, Workspace& ws, double h, const A
     const StageClock::Scope stage(ws.clock, Stage::project_velocities);
     project_velocities(m, d, ws, d.time, h);
   }
+  // A step that could not hold its constraints (its projection capped):
+  // its velocity solve, on contacts and motors that contradict the joints,
+  // may have sent bodies anywhere. Box2D's per-step caps then bound them,
+  // as sequential impulses always are.
+  if (ws.projection_capped && velocity_solve_predicts(m.settings)) clamp_motion(m, h, d.v);
   ws.contacts_capped = ws.contacts_capped || ws.contacts.capped();
   if (m.settings.contacts && m.settings.dynamics == Dynamics::velocity_projection) ws.contacts.store(m, d, d.contacts);
 }
