@@ -361,7 +361,7 @@ void impulse_step(const WorldModel& m, WorldData& d, Workspace& ws, double t, do
     // The exact family's contacts join the rows (the other family solves its own).
     ws.contacts.find(m, d, v, h);
     evaluate_rows(m, d, ws, t, d.q, v);
-    if (settle && m.settings.project_positions && settle_onto_constraints(m, d, ws, t, h)) evaluate_rows(m, d, ws, t, d.q, v);
+    if (settle && settle_onto_constraints(m, d, ws, t, h)) evaluate_rows(m, d, ws, t, d.q, v);
   }
 
   const StageClock::Scope stage(ws.clock, Stage::solve);

@@ -255,7 +255,7 @@ void substep(const WorldModel& m, WorldData& d, Workspace& ws, double h, const A
       std::swap(ws.step_J, ws.J);
     }
   } else {
-    impulse_step(m, d, ws, d.time, h, true);
+    impulse_step(m, d, ws, d.time, h, /*settle=*/true);
   }
   d.time += h;
   if (m.settings.project_positions) {
