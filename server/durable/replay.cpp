@@ -98,11 +98,18 @@ Result<Start> read_checkpoint(const Dir& dir, const std::string& file, const Lim
   return start;
 }
 
-void step_to(std::uint64_t tick, WorldHost::State& s) {
+// Steps to `tick`; false where `stop` ended it short.
+bool step_to(std::uint64_t tick, WorldHost::State& s, const StopReplay& stop) {
   while (s.tick < tick) {
+    if (stop && stop()) return false;
     s.world.step();
     ++s.tick;
   }
+  return true;
+}
+
+Error stopped_at(const WorldHost::State& s) {
+  return Error{ErrorCode::failed_precondition, "the replay was stopped at tick " + std::to_string(s.tick)};
 }
 
 }  // namespace
@@ -114,10 +121,10 @@ void clock_to_proto(const WorldHost::State& s, Clock* out) {
   out->set_divergences(s.divergences);
 }
 
-Status apply(const Record& r, WorldHost::State& s) {
+Status apply(const Record& r, WorldHost::State& s, const StopReplay& stop) {
   if (r.tick() < s.tick)
     return bad("a record at tick " + std::to_string(r.tick()) + " after tick " + std::to_string(s.tick));
-  step_to(r.tick(), s);
+  if (!step_to(r.tick(), s, stop)) return stopped_at(s);
   HostedWorld& w = s.world;
   switch (r.change_case()) {
     case Record::kStepped: return ok_status();
@@ -156,7 +163,7 @@ Status apply(const Record& r, WorldHost::State& s) {
   return bad("a record with no change");
 }
 
-Result<Replayed> replay(const Dir& dir, const Limits& base, std::optional<std::uint64_t> to_tick) {
+Result<Replayed> replay(const Dir& dir, const Limits& base, std::optional<std::uint64_t> to_tick, const StopReplay& stop) {
   std::vector<std::uint64_t> checkpoints, journals;
   for (const std::string& file : dir.list()) {
     if (auto g = checkpoint_generation(file)) checkpoints.push_back(*g);
@@ -225,7 +232,8 @@ Result<Replayed> replay(const Dir& dir, const Limits& base, std::optional<std::u
         reached = true;
         break;
       }
-      if (Status ok = apply(record, out.state); !ok) {
+      if (Status ok = apply(record, out.state, stop); !ok) {
+        if (stop && stop()) return stopped_at(out.state);
         out.warnings.push_back(file + ": " + ok.error().message + " (after byte " + std::to_string(good) + ")");
         stopped = true;
         break;
@@ -243,7 +251,7 @@ Result<Replayed> replay(const Dir& dir, const Limits& base, std::optional<std::u
       return Error{ErrorCode::failed_precondition, "the recording in " + dir.path() + " ends at tick " +
                                                        std::to_string(out.state.tick) + ", before tick " +
                                                        std::to_string(*to_tick)};
-    step_to(*to_tick, out.state);
+    if (!step_to(*to_tick, out.state, stop)) return stopped_at(out.state);
   }
   out.state.world.set_limits(with_counts(out.state.world.limits(), base));
   return out;

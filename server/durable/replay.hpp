@@ -12,6 +12,7 @@
 // the last good record; the warnings say what was left out.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,15 +37,23 @@ struct Replayed {
   std::vector<std::string> warnings;
 };
 
+// Asked before each tick a replay steps: true stops it there (a fork's
+// caller gave up or its deadline passed). A replay may step thousands of
+// ticks, each as long as the world's.
+using StopReplay = std::function<bool()>;
+
 // The world in `dir` at the last tick recorded, or at `to_tick` (then
 // FAILED_PRECONDITION if the files do not reach it or start after it).
 // `base` gives the limits the files do not hold (the server's flags').
-Result<Replayed> replay(const Dir& dir, const Limits& base, std::optional<std::uint64_t> to_tick = std::nullopt);
+// Stopped by `stop`: FAILED_PRECONDITION, saying at which tick.
+Result<Replayed> replay(const Dir& dir, const Limits& base, std::optional<std::uint64_t> to_tick = std::nullopt,
+                        const StopReplay& stop = {});
 
 // Applies one record to the world, stepping it first to the record's tick;
 // INVALID_ARGUMENT if the record cannot apply (its tick is behind the
-// world's, or the change fails where it once succeeded).
-Status apply(const Record& record, WorldHost::State& s);
+// world's, or the change fails where it once succeeded), FAILED_PRECONDITION
+// if `stop` ended the stepping.
+Status apply(const Record& record, WorldHost::State& s, const StopReplay& stop = {});
 
 void clock_to_proto(const WorldHost::State& s, Clock* out);
 

@@ -1,4 +1,5 @@
 // WorldService: worlds, their clocks, scenes, batches and state streams.
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -10,6 +11,7 @@
 #include "host/describe.hpp"
 #include "linkage/v1/service.grpc.pb.h"
 #include "on_world.hpp"
+#include "replay_threads.hpp"
 #include "services.hpp"
 #include "state_stream.hpp"
 #include "world_limits.hpp"
@@ -48,12 +50,18 @@ class RefusedStream final : public grpc::ServerWriteReactor<v1::Snapshot> {
   void OnDone() override { delete this; }
 };
 
+// Forks at a past tick replaying at once (ReplayThreads): each replay
+// keeps a core busy.
+constexpr int kForkReplays = 2;
+
 // The world `host` at `tick`, rebuilt from its files (durable/replay.hpp),
 // with `base`'s limits beside its own.
 // Replays at most --keep-checkpoints checkpoints' worth of ticks, on the
-// calling thread; the world's own thread goes on meanwhile (its journal is
-// written through every tick, so the files reach its last one).
-Result<WorldHost::State> fork_at(WorldHost& host, std::uint64_t tick, const Limits& base) {
+// calling thread, until `stop` says to; the world's own thread goes on
+// meanwhile (its journal is written through every tick, so the files reach
+// its last one).
+Result<WorldHost::State> fork_at(WorldHost& host, std::uint64_t tick, const Limits& base,
+                                 const durable::StopReplay& stop) {
   if (!host.store())
     return field_error(ErrorCode::failed_precondition, "tick",
                        "world " + quote(host.name()) +
@@ -64,8 +72,8 @@ Result<WorldHost::State> fork_at(WorldHost& host, std::uint64_t tick, const Limi
   for (int attempt = 0; attempt < 2; ++attempt) {
     Result<durable::Dir> dir = durable::Dir::open(host.store()->path(), false);
     if (!dir) return dir.error();
-    replayed = durable::replay(dir.value(), base, tick);
-    if (replayed) break;
+    replayed = durable::replay(dir.value(), base, tick, stop);
+    if (replayed || stop()) break;
   }
   if (!replayed) return field_error(ErrorCode::failed_precondition, "tick", replayed.error().message);
   return std::move(replayed.value().state);
@@ -276,12 +284,35 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
       source->post([adopt](State& s) { adopt(s); }, [reactor, name = req->world()] { reactor->Finish(world_gone(name)); });
       return reactor;
     }
-    Result<WorldHost::State> past = fork_at(*source, req->tick(), registry_.limits().world);
-    if (!past) {
-      reactor->Finish(to_grpc(past.error()));
-      return reactor;
-    }
-    adopt(std::move(past.value()));
+    // At a tick: a replay, on a thread of its own, that ends with the call.
+    auto replay = [this, ctx, reactor, source = std::move(source), tick = req->tick(), adopt]() mutable {
+      grpc::Status gave_up;
+      auto stop = [ctx, &gave_up] {
+        if (ctx->IsCancelled()) gave_up = {grpc::StatusCode::CANCELLED, "ForkWorld was cancelled by its caller"};
+        else if (std::chrono::system_clock::now() >= ctx->deadline())
+          gave_up = {grpc::StatusCode::DEADLINE_EXCEEDED, "ForkWorld passed its deadline"};
+        return !gave_up.ok();
+      };
+      Result<WorldHost::State> past = fork_at(*source, tick, registry_.limits().world, stop);
+      source.reset();
+      if (!gave_up.ok()) {
+        const std::string where = past ? std::string() : " (" + past.error().message + ")";
+        past = Error{};  // the partial replay goes before the answer
+        reactor->Finish({gave_up.error_code(), gave_up.error_message() + " replaying to tick " + std::to_string(tick) +
+                                                   where + "; no world was made"});
+        return;
+      }
+      if (!past) {
+        reactor->Finish(to_grpc(past.error()));
+        return;
+      }
+      adopt(std::move(past.value()));
+    };
+    if (!replays_.run(std::move(replay)))
+      reactor->Finish({grpc::StatusCode::RESOURCE_EXHAUSTED,
+                       "ForkWorld: " + std::to_string(replays_.most()) +
+                           " forks at a past tick are replaying already on this server; try again when one has "
+                           "answered, or fork without a tick (a copy of the world as it is now)"});
     return reactor;
   }
 
@@ -308,6 +339,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
  private:
   Registry& registry_;
   const WorldSettings defaults_;
+  ReplayThreads replays_{kForkReplays};  // after registry_, which its jobs use: they end first
 };
 
 }  // namespace

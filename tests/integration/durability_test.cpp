@@ -5,8 +5,9 @@
 // the same server in a paused world stepped by hand. Then the same with the
 // journal's last record torn and with the newest checkpoint corrupted; and
 // SIGTERM's checkpoint, a world beyond repair beside one that restores,
-// fork (now, and at a recorded tick), replay to a tick, and deletion.
-// ~16 s together.
+// fork (now, and at a recorded tick), replay to a tick, and deletion; a
+// fork whose replay outlives its caller, and forks beyond the server's
+// replays at once. ~20 s together.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -41,11 +42,11 @@ struct DataDir {
 // linkaged on a port of its own with the data directory; a checkpoint every
 // 15 ticks of a 60 Hz world, so that every run crosses several.
 struct Server {
-  explicit Server(const DataDir& data)
+  explicit Server(const DataDir& data, const std::string& checkpoint_seconds = "0.25")
       : port(free_port()),
         target("127.0.0.1:" + std::to_string(port)),
         child({LINKAGED, "--listen", target, "--log-level", "warn", "--data-dir", data.path, "--checkpoint-seconds",
-               "0.25", "--keep-checkpoints", "3"}) {
+               checkpoint_seconds, "--keep-checkpoints", "3"}) {
     EXPECT_TRUE(wait_until_serving(child, target, 10s)) << "linkaged did not start";
   }
   void kill_now() {
@@ -285,6 +286,73 @@ TEST(Durability, ForkReplayAndDelete) {
   ASSERT_TRUE(c.worlds->DeleteWorld(context().get(), del, &deleted).ok());
   EXPECT_FALSE(fs::exists(data.world("then")));
   EXPECT_TRUE(fs::exists(data.world("now")));
+}
+
+// A fork at a past tick replays the recording from the checkpoint before it,
+// stepping the world as long as it once took: here ten ticks of a tenth of
+// a second each (a 100-link chain solved by Gauss–Seidel to 1e-15, which
+// runs all of its 10,000 sweeps). Replays run off gRPC's threads, two at a
+// time, and stop with their call.
+TEST(Durability, AForkReplaysOnlyWhileItsCallerWaits) {
+  DataDir data;
+  Server server(data, "3600");  // one checkpoint, where the world begins
+  Client c(server.target);
+  create_hanging_chain(c, "heavy", 100, 60);
+  v1::UpdateWorldRequest heavy;
+  heavy.set_world("heavy");
+  heavy.mutable_settings()->set_solver(v1::LINEAR_SOLVER_GAUSS_SEIDEL);
+  heavy.mutable_settings()->set_solver_tolerance(1e-15);
+  heavy.mutable_settings()->set_solver_max_iterations(10000);
+  v1::UpdateWorldResponse updated;
+  ASSERT_TRUE(c.worlds->UpdateWorld(context().get(), heavy, &updated).ok());
+  const auto began = std::chrono::steady_clock::now();
+  const v1::World seen = c.step("heavy", 10);
+  const auto replay_time = std::chrono::steady_clock::now() - began;
+  ASSERT_GT(replay_time, 300ms) << "the world is not heavy enough for this test";
+
+  auto fork = [&](const std::string& name, std::chrono::milliseconds deadline, v1::ForkWorldResponse* out) {
+    v1::ForkWorldRequest req;
+    req.set_world("heavy");
+    req.set_name(name);
+    req.set_tick(seen.tick());
+    return c.worlds->ForkWorld(context(deadline).get(), req, out);
+  };
+  auto exists = [&](const std::string& name) {
+    v1::GetWorldRequest req;
+    req.set_world(name);
+    v1::GetWorldResponse resp;
+    return c.worlds->GetWorld(context().get(), req, &resp).error_code() != grpc::StatusCode::NOT_FOUND;
+  };
+
+  // The caller gives up long before the replay would end: it stops, and
+  // makes no world. Another fork started after it, replaying as far, ends
+  // after it would have.
+  v1::ForkWorldResponse late;
+  grpc::Status s = fork("late", 100ms, &late);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status_text(s);
+  v1::ForkWorldResponse after;
+  s = fork("after", 30s, &after);
+  ASSERT_TRUE(s.ok()) << status_text(s);
+  EXPECT_EQ(after.world().state_hash(), seen.state_hash());
+  EXPECT_FALSE(exists("late")) << "the replay of a fork whose caller gave up went on and made its world";
+
+  // Two replays at once; a third call meanwhile is refused and says why.
+  v1::ForkWorldResponse first, second;
+  grpc::Status first_status, second_status;
+  std::thread a([&] { first_status = fork("first", 30s, &first); });
+  std::thread b([&] { second_status = fork("second", 30s, &second); });
+  std::this_thread::sleep_for(std::chrono::duration_cast<std::chrono::milliseconds>(replay_time / 3));
+  v1::ForkWorldResponse third;
+  s = fork("third", 30s, &third);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status_text(s);
+  EXPECT_NE(s.error_message().find("2 forks at a past tick are replaying"), std::string::npos) << status_text(s);
+  a.join();
+  b.join();
+  ASSERT_TRUE(first_status.ok()) << status_text(first_status);
+  ASSERT_TRUE(second_status.ok()) << status_text(second_status);
+  EXPECT_EQ(first.world().state_hash(), seen.state_hash());
+  EXPECT_EQ(second.world().state_hash(), seen.state_hash());
+  EXPECT_FALSE(exists("third"));
 }
 
 }  // namespace
