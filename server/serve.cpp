@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "access/server_access.hpp"
+#include "connections.hpp"
 #include "convert/scene_io.hpp"
 #include "durable/data_dir.hpp"
 #include "host/memory_trim.hpp"
@@ -68,6 +69,11 @@ int serve(const ServeOptions& options) {
 
   Result<access::ServerAccess> access = access::prepare_access(options.access, options.listen);
   if (!access) return refuse(access.error().message);
+  const FileLimit files = raise_file_limit();
+  log::event(spdlog::level::info, "server.file_limit", "",
+             fmt::format("open files: up to {} (the soft limit was {}; each connection takes one)", files.now,
+                         files.before),
+             {{"before", files.before}, {"now", files.now}, {"hard", files.hard}});
 
   // The flags keep to the rules the API keeps to.
   if (Status ok = check_policy(options.limits.settings); !ok) return refuse(ok.error().message);
@@ -134,6 +140,7 @@ int serve(const ServeOptions& options) {
   builder.AddListeningPort(options.listen, access.value().credentials, &port);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
+  limit_connections(builder);
   services.register_with(builder);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return refuse("cannot listen on " + options.listen);

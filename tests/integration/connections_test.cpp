@@ -1,0 +1,120 @@
+// Connections that hold the server's file descriptors (server/connections.hpp):
+// the real linkaged, with a soft limit on open files far below its hard
+// one, and plain TCP connections that never speak HTTP/2. gRPC 1.51's
+// listener stops accepting for good the first time it runs out of
+// descriptors, so the server must not run out; and connections that never
+// finish their handshake are closed. ~12 s together.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "child.hpp"
+#include "connections.hpp"
+#include "support.hpp"
+
+namespace linkage::itest {
+namespace {
+
+// The soft limit linkaged starts with, and the connections opened: past it.
+constexpr rlim_t kSoftLimit = 256;
+constexpr int kConnections = 600;
+
+// linkaged on a port of its own, started with the soft limit above.
+struct Server {
+  Server()
+      : port(free_port()),
+        target("127.0.0.1:" + std::to_string(port)),
+        child({"/bin/sh", "-c",
+               "ulimit -Sn " + std::to_string(kSoftLimit) + " && exec " + std::string(LINKAGED) + " --listen " + target +
+                   " --log-level warn"}) {
+    EXPECT_TRUE(wait_until_serving(child, target, 10s)) << "linkaged did not start";
+  }
+  int open_files() const {
+    int n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(child.pid()) + "/fd"))
+      ++n;
+    return n;
+  }
+  int port;
+  std::string target;
+  Child child;
+};
+
+// A TCP connection to `port` that sends nothing; -1 if it could not connect.
+int silent_connection(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<std::uint16_t>(port));
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool answers(const std::string& target) {
+  Client c(target);
+  v1::GetWorldRequest req;
+  req.set_world("default");
+  v1::GetWorldResponse resp;
+  return c.worlds->GetWorld(context(5s).get(), req, &resp).ok();
+}
+
+// This process's own descriptors for the connections, and the hard limit
+// linkaged inherits, must reach past the connections.
+bool enough_files() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_max < 2 * kConnections) return false;
+  limit.rlim_cur = std::max<rlim_t>(limit.rlim_cur, 2 * kConnections);
+  return setrlimit(RLIMIT_NOFILE, &limit) == 0;
+}
+
+TEST(Connections, SilentConnectionsPastTheSoftLimitLeaveTheServerReachable) {
+  if (!enough_files()) GTEST_SKIP() << "the hard limit on open files is below " << 2 * kConnections;
+  Server server;
+  std::vector<int> held;
+  for (int i = 0; i < kConnections; ++i) {
+    const int fd = silent_connection(server.port);
+    ASSERT_GE(fd, 0) << "connection " << i;
+    held.push_back(fd);
+  }
+  // Past the soft limit it started with, each of them an open file of its own.
+  for (int tries = 0; server.open_files() < kConnections && tries < 50; ++tries) std::this_thread::sleep_for(20ms);
+  EXPECT_GT(server.open_files(), static_cast<int>(kSoftLimit));
+  EXPECT_TRUE(answers(server.target)) << "unreachable while " << kConnections << " connections are open";
+  for (const int fd : held) ::close(fd);
+  EXPECT_TRUE(answers(server.target)) << "unreachable after they closed";
+}
+
+TEST(Connections, ConnectionsThatNeverSpeakAreClosedAfterTheHandshakeTimeout) {
+  Server server;
+  const int before = server.open_files();
+  std::vector<int> held;
+  for (int i = 0; i < 100; ++i) {
+    const int fd = silent_connection(server.port);
+    ASSERT_GE(fd, 0) << "connection " << i;
+    held.push_back(fd);
+  }
+  for (int tries = 0; server.open_files() < before + 100 && tries < 50; ++tries) std::this_thread::sleep_for(20ms);
+  EXPECT_GE(server.open_files(), before + 100);
+  const auto opened = std::chrono::steady_clock::now();
+  while (server.open_files() > before + 5 &&
+         std::chrono::steady_clock::now() - opened < std::chrono::milliseconds(server::kHandshakeTimeoutMs) + 5s)
+    std::this_thread::sleep_for(100ms);
+  EXPECT_LE(server.open_files(), before + 5) << "the silent connections are still open";
+  EXPECT_GE(std::chrono::steady_clock::now() - opened, std::chrono::milliseconds(server::kHandshakeTimeoutMs) - 1s);
+  for (const int fd : held) ::close(fd);
+  EXPECT_TRUE(answers(server.target));
+}
+
+}  // namespace
+}  // namespace linkage::itest
