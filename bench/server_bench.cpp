@@ -48,12 +48,13 @@ std::unique_ptr<WorldHost> make_host(int bodies) {
 // Runs `ticks` ticks on the host's own thread and waits for them.
 void advance(WorldHost& host, std::uint32_t ticks) {
   std::promise<void> done;
-  host.post(
-      [&](WorldHost::State& s) {
-        host.advance(s, ticks);
-        done.set_value();
-      },
-      [&] { done.set_value(); });
+  if (!host.post(
+          [&](WorldHost::State& s) {
+            host.advance(s, ticks);
+            done.set_value();
+          },
+          [&] { done.set_value(); }))
+    return;  // nothing else posts to it
   done.get_future().wait();
 }
 

@@ -127,7 +127,7 @@ int serve(const ServeOptions& options) {
     auto host = registry.create("default", std::move(world), std::move(names), limits.world, false);
     if (!host) return refuse(host.error().message);
     if (!options.scene.empty())
-      host.value()->post(
+      (void)host.value()->post(  // the first command of a new world: nothing waits before it
           [](WorldHost::State& s) { s.world.mark_reset_point(); },
           [] {});
   }

@@ -59,16 +59,18 @@ WorldHost::WorldHost(std::string name, World world, Names names, Limits limits, 
 
 WorldHost::~WorldHost() { stop("world deleted"); }
 
-void WorldHost::post(Command command, std::function<void()> dropped) {
+bool WorldHost::post(Command command, std::function<void()> dropped) {
   {
     std::lock_guard lock(mutex_);
     if (!stopping_) {
+      if (queue_.size() >= kMaxWaiting) return false;
       queue_.push_back({std::move(command), std::move(dropped)});
       wake_.notify_one();
-      return;
+      return true;
     }
   }
   dropped();
+  return true;
 }
 
 void WorldHost::reply(std::function<void(const std::string& unsaved)> answer) {
@@ -150,8 +152,9 @@ void WorldHost::subscribe(std::shared_ptr<Subscriber> s) {
     subscribers_.push_back(std::move(s));
   }
   // Wakes the loop: a paused world publishes after its commands run, so
-  // the newcomer gets its first frame without waiting for a tick.
-  post([](State&) {}, [] {});
+  // the newcomer gets its first frame without waiting for a tick (a full
+  // queue wakes it anyway).
+  (void)post([](State&) {}, [] {});
 }
 
 void WorldHost::unsubscribe(const Subscriber* s) {
@@ -407,9 +410,20 @@ void WorldHost::run() {
       if (stopping_) break;
       batch.swap(queue_);
     }
-    // Commands run between steps, in the order they came.
-    for (Pending& p : batch) {
-      p.command(state_);
+    // Commands run between steps, in the order they came; once a running
+    // world's tick is due (a Step job's: after a period of commands), the
+    // rest wait for the next pass, at the front.
+    const Clock::time_point commands_until = !state_.paused ? next
+                                             : job_         ? Clock::now() + period_of(state_.world.core().settings())
+                                                            : Clock::time_point::max();
+    for (auto p = batch.begin(); p != batch.end(); ++p) {
+      if (p != batch.begin() && Clock::now() >= commands_until) {
+        std::lock_guard lock(mutex_);
+        queue_.insert(queue_.begin(), std::make_move_iterator(p), std::make_move_iterator(batch.end()));
+        batch.erase(p, batch.end());
+        break;
+      }
+      p->command(state_);
       if (store_) store_->after_command(state_);
     }
     if (!batch.empty()) {

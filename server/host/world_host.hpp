@@ -107,10 +107,18 @@ class WorldHost {
   // store). `answer` gets "" or what kept them from disk.
   void reply(std::function<void(const std::string& unsaved)> answer);
 
-  // Runs the command on the tick thread before the next step. If the host
-  // is stopping, the command is dropped and `dropped` runs instead (on the
-  // caller's thread or the stopping one), so every caller is answered.
-  void post(Command command, std::function<void()> dropped);
+  // Commands that may wait for the tick thread at once: calls sent faster
+  // than the world runs them are refused past it (post), where they would
+  // queue without end.
+  static constexpr std::size_t kMaxWaiting = 1024;
+
+  // Runs the command on the tick thread, in the order posted, between
+  // steps: a running world's commands wait once its next tick is due, so
+  // that a flood of them cannot hold its ticks. If the host is stopping,
+  // the command is dropped and `dropped` runs instead (on the caller's
+  // thread or the stopping one), so every caller is answered. False, with
+  // neither run, when kMaxWaiting commands wait already: the caller answers.
+  [[nodiscard]] bool post(Command command, std::function<void()> dropped);
 
   // Tick thread only (from inside a command): steps `ticks` times at once,
   // publishing each; for benchmarks, which time the ticks themselves.

@@ -18,6 +18,12 @@ inline grpc::Status world_gone(const std::string& name) {
   return {grpc::StatusCode::UNAVAILABLE, "world " + quote(name) + " was deleted or the server is stopping"};
 }
 
+inline grpc::Status world_busy(const std::string& name) {
+  return {grpc::StatusCode::RESOURCE_EXHAUSTED,
+          "world " + quote(name) + " has " + std::to_string(WorldHost::kMaxWaiting) +
+              " calls waiting for its thread already; send fewer at once, or try again when they are answered"};
+}
+
 // `fn(State&, WorldHost&)` returns linkage::Status and fills the response.
 template <class Fn>
 grpc::ServerUnaryReactor* on_world(grpc::CallbackServerContext* ctx, Registry& registry, const std::string& name,
@@ -29,7 +35,7 @@ grpc::ServerUnaryReactor* on_world(grpc::CallbackServerContext* ctx, Registry& r
     return reactor;
   }
   WorldHost* h = host.get();
-  host->post(
+  const bool posted = host->post(
       [reactor, h, fn](WorldHost::State& s) {
         const grpc::Status status = to_grpc(fn(s, *h));
         // Before the answer: the caller's next GetWorld shows what it did.
@@ -46,6 +52,7 @@ grpc::ServerUnaryReactor* on_world(grpc::CallbackServerContext* ctx, Registry& r
         });
       },
       [reactor, name] { reactor->Finish(world_gone(name)); });
+  if (!posted) reactor->Finish(world_busy(name));
   return reactor;
 }
 

@@ -194,7 +194,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
     // and answers when they are done, or earlier (StepEnd).
     WorldHost* h = host.get();
     auto gone = [reactor, name = req->world()] { reactor->Finish(world_gone(name)); };
-    h->post(
+    const bool posted = h->post(
         [ctx, reactor, req, resp, h, gone](State& s) {
           StepJob job;
           job.ticks = req->ticks();
@@ -216,6 +216,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
           if (!started) reactor->Finish(to_grpc(started));
         },
         gone);
+    if (!posted) reactor->Finish(world_busy(req->world()));
     return reactor;
   }
 
@@ -281,7 +282,8 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
     };
     if (!req->has_tick()) {
       // Now: a copy taken on the world's thread, between two ticks.
-      source->post([adopt](State& s) { adopt(s); }, [reactor, name = req->world()] { reactor->Finish(world_gone(name)); });
+      if (!source->post([adopt](State& s) { adopt(s); }, [reactor, name = req->world()] { reactor->Finish(world_gone(name)); }))
+        reactor->Finish(world_busy(req->world()));
       return reactor;
     }
     // At a tick: a replay, on a thread of its own, that ends with the call.

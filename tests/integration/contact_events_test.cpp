@@ -61,12 +61,13 @@ class Recorder final : public server::Subscriber {
 // Runs `command` on the host's thread and waits for it.
 void on_thread(WorldHost& host, const std::function<void(WorldHost::State&)>& command) {
   std::promise<void> done;
-  host.post(
+  const bool posted = host.post(
       [&](WorldHost::State& s) {
         command(s);
         done.set_value();
       },
       [&] { done.set_value(); });
+  ASSERT_TRUE(posted);
   done.get_future().wait();
 }
 

@@ -7,9 +7,13 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
+#include <condition_variable>
+#include <cstdio>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 #include "support.hpp"
@@ -561,6 +565,115 @@ TEST(Wedge, StreamRatesBelowTheServersMinimumAreRefused) {
   reader->Finish();
   EXPECT_EQ(frames, 2) << "a 1 Hz stream over 1.5 s";
   expect_healthy(vitals);
+}
+
+// --- a flood of calls cannot hold a world ---
+
+// Sends `count` calls at once through `start(ctx, done)` (an async stub's
+// call, `done` its callback) and waits for every answer; their statuses.
+std::vector<grpc::Status> flood(int count, const std::function<void(grpc::ClientContext*, std::function<void(grpc::Status)>)>& start) {
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<grpc::Status> statuses(static_cast<std::size_t>(count));
+  std::mutex mutex;
+  std::condition_variable answered;
+  int done = 0;
+  for (int i = 0; i < count; ++i) {
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    contexts.back()->set_deadline(std::chrono::system_clock::now() + 60s);
+    start(contexts.back().get(), [&, i](grpc::Status status) {
+      const std::lock_guard lock(mutex);
+      statuses[static_cast<std::size_t>(i)] = std::move(status);
+      ++done;
+      answered.notify_all();
+    });
+  }
+  std::unique_lock lock(mutex);
+  EXPECT_TRUE(answered.wait_for(lock, 60s, [&] { return done == count; })) << done << " of " << count << " answered";
+  return statuses;
+}
+
+// How many are OK and how many RESOURCE_EXHAUSTED for the world's waiting
+// calls (saying so); anything else fails the test.
+std::pair<int, int> ok_and_refused(const std::vector<grpc::Status>& statuses) {
+  int ok = 0, refused = 0;
+  for (const grpc::Status& s : statuses) {
+    if (s.ok()) {
+      ++ok;
+    } else if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++refused;
+      EXPECT_NE(s.error_message().find("calls waiting for its thread"), std::string::npos) << status_text(s);
+    } else {
+      ADD_FAILURE() << status_text(s);
+    }
+  }
+  return {ok, refused};
+}
+
+// 1,500 ListBodies sent at once to a running world of 2,000 bodies: they
+// run between its ticks, which keep their 60 Hz (before, the world ran
+// every waiting call before its next tick: 9.5 Hz).
+TEST(Wedge, AFloodOfCallsCannotHoldAWorldsTicks) {
+  InProcessServer server;
+  Client a(server.target()), b(server.target());
+  create_steady_world(a, "steady");
+  v1::CreateBodiesRequest many;
+  many.set_world("steady");
+  for (int i = 0; i < 2000; ++i) *many.add_bodies() = particle("p" + std::to_string(i), 0.01 * i, 5.0);
+  v1::CreateBodiesResponse made;
+  ASSERT_TRUE(a.bodies->CreateBodies(context().get(), many, &made).ok());
+  Vitals vitals(server.target(), "steady");
+  std::this_thread::sleep_for(300ms);
+  v1::ListBodiesRequest list;
+  list.set_world("steady");
+  std::atomic<int> whole{0};
+  const auto [ok, refused] = ok_and_refused(flood(1500, [&](grpc::ClientContext* ctx, std::function<void(grpc::Status)> done) {
+    auto* resp = new v1::ListBodiesResponse;
+    b.bodies->async()->ListBodies(ctx, &list, resp, [resp, &whole, done = std::move(done)](grpc::Status s) {
+      if (resp->bodies_size() == 2020) ++whole;
+      delete resp;
+      done(std::move(s));
+    });
+  }));
+  std::printf("flood: %d answered, %d refused\n", ok, refused);
+  EXPECT_EQ(whole.load(), ok);
+  EXPECT_EQ(ok + refused, 1500);
+  expect_healthy(vitals);
+}
+
+// While a paused world is inside one of a Step's ticks (a 400-link chain
+// solved by Gauss–Seidel's 10,000 sweeps: about half a second each), 3,000
+// GetBody arrive: WorldHost::kMaxWaiting of them wait, the rest are refused
+// at once and say why.
+TEST(Wedge, CallsPastTheWaitingLimitAreRefusedAtOnce) {
+  InProcessServer server;
+  Client a(server.target()), b(server.target());
+  create_hanging_chain(a, "heavy", 400, 60);
+  v1::UpdateWorldRequest heavy;
+  heavy.set_world("heavy");
+  heavy.mutable_settings()->set_solver(v1::LINEAR_SOLVER_GAUSS_SEIDEL);
+  heavy.mutable_settings()->set_solver_tolerance(1e-15);
+  heavy.mutable_settings()->set_solver_max_iterations(10000);
+  ASSERT_TRUE(update_world(a, heavy).ok());
+  v1::StepResponse stepped;
+  grpc::Status step_status;
+  std::thread stepper([&] { step_status = a.worlds->Step(context(30s).get(), step_request("heavy", 4), &stepped); });
+  std::this_thread::sleep_for(100ms);
+  v1::GetBodyRequest get;
+  get.set_world("heavy");
+  get.mutable_body()->set_name("link-1");
+  const auto [ok, refused] = ok_and_refused(flood(3000, [&](grpc::ClientContext* ctx, std::function<void(grpc::Status)> done) {
+    auto* resp = new v1::GetBodyResponse;
+    b.bodies->async()->GetBody(ctx, &get, resp, [resp, done = std::move(done)](grpc::Status s) {
+      delete resp;
+      done(std::move(s));
+    });
+  }));
+  std::printf("flood: %d answered, %d refused\n", ok, refused);
+  EXPECT_GE(ok, static_cast<int>(server::WorldHost::kMaxWaiting));
+  EXPECT_GT(refused, 0);
+  EXPECT_EQ(ok + refused, 3000);
+  stepper.join();
+  EXPECT_TRUE(step_status.ok()) << status_text(step_status);
 }
 
 }  // namespace
