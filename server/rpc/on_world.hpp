@@ -24,6 +24,10 @@ inline grpc::Status world_busy(const std::string& name) {
               " calls waiting for its thread already; send fewer at once, or try again when they are answered"};
 }
 
+inline grpc::Status gave_up() {
+  return {grpc::StatusCode::CANCELLED, "the caller gave up (deadline or cancellation) before the call ran; it did not"};
+}
+
 // `fn(State&, WorldHost&)` returns linkage::Status and fills the response.
 template <class Fn>
 grpc::ServerUnaryReactor* on_world(grpc::CallbackServerContext* ctx, Registry& registry, const std::string& name,
@@ -36,7 +40,15 @@ grpc::ServerUnaryReactor* on_world(grpc::CallbackServerContext* ctx, Registry& r
   }
   WorldHost* h = host.get();
   const bool posted = host->post(
-      [reactor, h, fn](WorldHost::State& s) {
+      [ctx, reactor, h, fn](WorldHost::State& s) {
+        // A caller that gave up while its call waited (its deadline passed,
+        // or it cancelled) has its answer already: the call does not run,
+        // so it changes nothing its caller cannot know of, and a flood of
+        // calls that time out costs the world nothing.
+        if (ctx->IsCancelled()) {
+          reactor->Finish(gave_up());
+          return;
+        }
         const grpc::Status status = to_grpc(fn(s, *h));
         // Before the answer: the caller's next GetWorld shows what it did.
         h->publish_summary(s);

@@ -282,7 +282,11 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
     };
     if (!req->has_tick()) {
       // Now: a copy taken on the world's thread, between two ticks.
-      if (!source->post([adopt](State& s) { adopt(s); }, [reactor, name = req->world()] { reactor->Finish(world_gone(name)); }))
+      auto copy = [ctx, reactor, adopt](State& s) {
+        if (ctx->IsCancelled()) reactor->Finish(gave_up());  // no world its caller would not know of
+        else adopt(s);
+      };
+      if (!source->post(copy, [reactor, name = req->world()] { reactor->Finish(world_gone(name)); }))
         reactor->Finish(world_busy(req->world()));
       return reactor;
     }

@@ -38,9 +38,10 @@ grpc::Status update_world(Client& c, const v1::UpdateWorldRequest& req) {
 
 // A paused 100-link chain solved by Gauss–Seidel to 1e-15, which never
 // converges: every solve runs the server's 10000 sweeps, four times a step
-// (RK4): a step takes about a tenth of a second, six periods.
-void create_heavy_world(Client& c, const std::string& name) {
-  create_hanging_chain(c, name, 100, 60);
+// (RK4): a step takes about a tenth of a second, six periods (more links,
+// longer).
+void create_heavy_world(Client& c, const std::string& name, int links = 100) {
+  create_hanging_chain(c, name, links, 60);
   v1::UpdateWorldRequest heavy;
   heavy.set_world(name);
   heavy.mutable_settings()->set_solver(v1::LINEAR_SOLVER_GAUSS_SEIDEL);
@@ -647,13 +648,7 @@ TEST(Wedge, AFloodOfCallsCannotHoldAWorldsTicks) {
 TEST(Wedge, CallsPastTheWaitingLimitAreRefusedAtOnce) {
   InProcessServer server;
   Client a(server.target()), b(server.target());
-  create_hanging_chain(a, "heavy", 400, 60);
-  v1::UpdateWorldRequest heavy;
-  heavy.set_world("heavy");
-  heavy.mutable_settings()->set_solver(v1::LINEAR_SOLVER_GAUSS_SEIDEL);
-  heavy.mutable_settings()->set_solver_tolerance(1e-15);
-  heavy.mutable_settings()->set_solver_max_iterations(10000);
-  ASSERT_TRUE(update_world(a, heavy).ok());
+  create_heavy_world(a, "heavy", 400);
   v1::StepResponse stepped;
   grpc::Status step_status;
   std::thread stepper([&] { step_status = a.worlds->Step(context(30s).get(), step_request("heavy", 4), &stepped); });
@@ -674,6 +669,32 @@ TEST(Wedge, CallsPastTheWaitingLimitAreRefusedAtOnce) {
   EXPECT_EQ(ok + refused, 3000);
   stepper.join();
   EXPECT_TRUE(step_status.ok()) << status_text(step_status);
+}
+
+// A call whose caller gives up while it waits for the world's thread
+// (behind one of a Step's ticks) does not run when its turn comes: the
+// body it asked for is not made.
+TEST(Wedge, ACallWhoseCallerGaveUpDoesNotRun) {
+  InProcessServer server;
+  Client a(server.target()), b(server.target());
+  create_heavy_world(a, "heavy", 400);
+  v1::StepResponse stepped;
+  grpc::Status step_status;
+  std::thread stepper([&] { step_status = a.worlds->Step(context(30s).get(), step_request("heavy", 2), &stepped); });
+  std::this_thread::sleep_for(100ms);
+  v1::CreateBodyRequest create;
+  create.set_world("heavy");
+  *create.mutable_body() = particle("late", 5, 5);
+  v1::CreateBodyResponse created;
+  const grpc::Status late = b.bodies->CreateBody(context(50ms).get(), create, &created);
+  EXPECT_EQ(late.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status_text(late);
+  stepper.join();
+  ASSERT_TRUE(step_status.ok()) << status_text(step_status);
+  const v1::ListBodiesResponse listed = b.list_bodies("heavy");
+  EXPECT_EQ(listed.bodies_size(), 400);
+  for (const v1::Body& body : listed.bodies()) EXPECT_NE(body.def().name(), "late");
+  *create.mutable_body() = particle("in-time", 5, 5);
+  EXPECT_TRUE(b.bodies->CreateBody(context().get(), create, &created).ok());
 }
 
 }  // namespace
