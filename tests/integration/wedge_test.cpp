@@ -641,18 +641,35 @@ TEST(Wedge, AFloodOfCallsCannotHoldAWorldsTicks) {
   expect_healthy(vitals);
 }
 
-// While a paused world is inside one of a Step's ticks (a 400-link chain
-// solved by Gauss–Seidel's 10,000 sweeps: about half a second each), 3,000
-// GetBody arrive: WorldHost::kMaxWaiting of them wait, the rest are refused
-// at once and say why.
+// A paused 400-link heavy world (create_heavy_world: about a fifth of a
+// second a tick) inside a Step of `ticks` on a thread of its own, from
+// 100 ms after the Step began: calls sent meanwhile wait for its thread.
+struct BusyWorld {
+  BusyWorld(Client& c, const std::string& name, std::uint32_t ticks) {
+    create_heavy_world(c, name, 400);
+    stepper = std::thread([&c, name, ticks, this] { status = c.worlds->Step(context(30s).get(), step_request(name, ticks), &stepped); });
+    std::this_thread::sleep_for(100ms);
+  }
+  ~BusyWorld() {
+    if (stepper.joinable()) stepper.join();
+  }
+  // The Step's answer, once it has come.
+  grpc::Status finish() {
+    stepper.join();
+    return status;
+  }
+  v1::StepResponse stepped;
+  grpc::Status status;
+  std::thread stepper;
+};
+
+// While a world is inside one of a Step's ticks, 3,000 GetBody arrive:
+// WorldHost::kMaxWaiting of them wait, the rest are refused at once and
+// say why.
 TEST(Wedge, CallsPastTheWaitingLimitAreRefusedAtOnce) {
   InProcessServer server;
   Client a(server.target()), b(server.target());
-  create_heavy_world(a, "heavy", 400);
-  v1::StepResponse stepped;
-  grpc::Status step_status;
-  std::thread stepper([&] { step_status = a.worlds->Step(context(30s).get(), step_request("heavy", 4), &stepped); });
-  std::this_thread::sleep_for(100ms);
+  BusyWorld busy(a, "heavy", 4);
   v1::GetBodyRequest get;
   get.set_world("heavy");
   get.mutable_body()->set_name("link-1");
@@ -667,8 +684,8 @@ TEST(Wedge, CallsPastTheWaitingLimitAreRefusedAtOnce) {
   EXPECT_GE(ok, static_cast<int>(server::WorldHost::kMaxWaiting));
   EXPECT_GT(refused, 0);
   EXPECT_EQ(ok + refused, 3000);
-  stepper.join();
-  EXPECT_TRUE(step_status.ok()) << status_text(step_status);
+  const grpc::Status stepped = busy.finish();
+  EXPECT_TRUE(stepped.ok()) << status_text(stepped);
 }
 
 // A call whose caller gives up while it waits for the world's thread
@@ -677,19 +694,15 @@ TEST(Wedge, CallsPastTheWaitingLimitAreRefusedAtOnce) {
 TEST(Wedge, ACallWhoseCallerGaveUpDoesNotRun) {
   InProcessServer server;
   Client a(server.target()), b(server.target());
-  create_heavy_world(a, "heavy", 400);
-  v1::StepResponse stepped;
-  grpc::Status step_status;
-  std::thread stepper([&] { step_status = a.worlds->Step(context(30s).get(), step_request("heavy", 2), &stepped); });
-  std::this_thread::sleep_for(100ms);
+  BusyWorld busy(a, "heavy", 2);
   v1::CreateBodyRequest create;
   create.set_world("heavy");
   *create.mutable_body() = particle("late", 5, 5);
   v1::CreateBodyResponse created;
   const grpc::Status late = b.bodies->CreateBody(context(50ms).get(), create, &created);
   EXPECT_EQ(late.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status_text(late);
-  stepper.join();
-  ASSERT_TRUE(step_status.ok()) << status_text(step_status);
+  const grpc::Status stepped = busy.finish();
+  ASSERT_TRUE(stepped.ok()) << status_text(stepped);
   const v1::ListBodiesResponse listed = b.list_bodies("heavy");
   EXPECT_EQ(listed.bodies_size(), 400);
   for (const v1::Body& body : listed.bodies()) EXPECT_NE(body.def().name(), "late");
