@@ -59,12 +59,13 @@ WorldHost::WorldHost(std::string name, World world, Names names, Limits limits, 
 
 WorldHost::~WorldHost() { stop("world deleted"); }
 
-bool WorldHost::post(Command command, std::function<void()> dropped) {
+bool WorldHost::post(Command command, std::function<void()> dropped, std::size_t bytes) {
   {
     std::lock_guard lock(mutex_);
     if (!stopping_) {
-      if (queue_.size() >= kMaxWaiting) return false;
-      queue_.push_back({std::move(command), std::move(dropped)});
+      if (queue_.size() >= kMaxWaiting || (waiting_bytes_ > 0 && waiting_bytes_ + bytes > kMaxWaitingBytes)) return false;
+      waiting_bytes_ += bytes;
+      queue_.push_back({std::move(command), std::move(dropped), bytes});
       wake_.notify_one();
       return true;
     }
@@ -416,6 +417,7 @@ void WorldHost::run() {
     const Clock::time_point commands_until = !state_.paused ? next
                                              : job_         ? Clock::now() + period_of(state_.world.core().settings())
                                                             : Clock::time_point::max();
+    std::size_t ran = 0;  // the bytes of the commands run
     for (auto p = batch.begin(); p != batch.end(); ++p) {
       if (p != batch.begin() && Clock::now() >= commands_until) {
         std::lock_guard lock(mutex_);
@@ -424,7 +426,12 @@ void WorldHost::run() {
         break;
       }
       p->command(state_);
+      ran += p->bytes;
       if (store_) store_->after_command(state_);
+    }
+    if (ran > 0) {
+      std::lock_guard lock(mutex_);
+      waiting_bytes_ -= ran;
     }
     if (!batch.empty()) {
       checkpoint_stale_ = true;  // a command may have changed what a step would have to go back to

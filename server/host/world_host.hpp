@@ -107,18 +107,23 @@ class WorldHost {
   // store). `answer` gets "" or what kept them from disk.
   void reply(std::function<void(const std::string& unsaved)> answer);
 
-  // Commands that may wait for the tick thread at once: calls sent faster
-  // than the world runs them are refused past it (post), where they would
-  // queue without end.
+  // Commands that may wait for the tick thread at once, and the bytes of
+  // their requests: calls sent faster than the world runs them are refused
+  // past either (post), where they would queue without end (1,024 batches
+  // of 4 MB each would hold 4 GB).
   static constexpr std::size_t kMaxWaiting = 1024;
+  static constexpr std::size_t kMaxWaitingBytes = std::size_t{64} << 20;
 
   // Runs the command on the tick thread, in the order posted, between
   // steps: a running world's commands wait once its next tick is due, so
   // that a flood of them cannot hold its ticks. If the host is stopping,
   // the command is dropped and `dropped` runs instead (on the caller's
-  // thread or the stopping one), so every caller is answered. False, with
-  // neither run, when kMaxWaiting commands wait already: the caller answers.
-  [[nodiscard]] bool post(Command command, std::function<void()> dropped);
+  // thread or the stopping one), so every caller is answered. `bytes`: what
+  // the command holds until it runs (its request). False, with neither
+  // run, when kMaxWaiting commands wait already, or it would take the
+  // waiting ones past kMaxWaitingBytes (one waits whatever its size): the
+  // caller answers.
+  [[nodiscard]] bool post(Command command, std::function<void()> dropped, std::size_t bytes = 0);
 
   // Tick thread only (from inside a command): steps `ticks` times at once,
   // publishing each; for benchmarks, which time the ticks themselves.
@@ -156,6 +161,7 @@ class WorldHost {
   struct Pending {
     Command command;
     std::function<void()> dropped;
+    std::size_t bytes = 0;
   };
   void run();
   // One tick of the world's clock (running, or for a Step job), then the guards.
@@ -204,6 +210,7 @@ class WorldHost {
   std::condition_variable wake_;           // commands and stopping, for the thread
   mutable std::condition_variable ended_;  // the thread's end, for wait_stopped
   std::deque<Pending> queue_;
+  std::size_t waiting_bytes_ = 0;  // of the commands posted and not yet run
   std::vector<std::shared_ptr<Subscriber>> subscribers_;
   std::optional<StepJob> job_;
   v1::World summary_;

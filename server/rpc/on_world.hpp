@@ -20,18 +20,20 @@ inline grpc::Status world_gone(const std::string& name) {
 
 inline grpc::Status world_busy(const std::string& name) {
   return {grpc::StatusCode::RESOURCE_EXHAUSTED,
-          "world " + quote(name) + " has " + std::to_string(WorldHost::kMaxWaiting) +
-              " calls waiting for its thread already; send fewer at once, or try again when they are answered"};
+          "world " + quote(name) + " has as many calls waiting for its thread as it takes (" +
+              std::to_string(WorldHost::kMaxWaiting) + ", or " + std::to_string(WorldHost::kMaxWaitingBytes >> 20) +
+              " MiB of requests); send fewer at once, or try again when they are answered"};
 }
 
 inline grpc::Status gave_up() {
   return {grpc::StatusCode::CANCELLED, "the caller gave up (deadline or cancellation) before the call ran; it did not"};
 }
 
-// `fn(State&, WorldHost&)` returns linkage::Status and fills the response.
-template <class Fn>
-grpc::ServerUnaryReactor* on_world(grpc::CallbackServerContext* ctx, Registry& registry, const std::string& name,
-                                   Fn fn) {
+// `fn(State&, WorldHost&)` returns linkage::Status and fills the response;
+// `req` names the world and is held while the call waits.
+template <class Request, class Fn>
+grpc::ServerUnaryReactor* on_world(grpc::CallbackServerContext* ctx, Registry& registry, const Request& req, Fn fn) {
+  const std::string& name = req.world();
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   std::shared_ptr<WorldHost> host = registry.find(name);
   if (!host) {
@@ -63,7 +65,7 @@ grpc::ServerUnaryReactor* on_world(grpc::CallbackServerContext* ctx, Registry& r
           }
         });
       },
-      [reactor, name] { reactor->Finish(world_gone(name)); });
+      [reactor, name] { reactor->Finish(world_gone(name)); }, req.ByteSizeLong());
   if (!posted) reactor->Finish(world_busy(name));
   return reactor;
 }

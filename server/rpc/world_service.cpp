@@ -131,7 +131,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* UpdateWorld(CallbackServerContext* ctx, const v1::UpdateWorldRequest* req,
                                   v1::UpdateWorldResponse* resp) override {
-    return on_world(ctx, registry_, req->world(), [this, req, resp](State& s, WorldHost& h) -> Status {
+    return on_world(ctx, registry_, *req, [this, req, resp](State& s, WorldHost& h) -> Status {
       // With a mask, the named settings over the world's own (all of them set).
       v1::WorldSettings asked = req->settings();
       if (req->update_mask().paths_size() > 0) {
@@ -161,7 +161,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   }
 
   ServerUnaryReactor* Pause(CallbackServerContext* ctx, const v1::PauseRequest* req, v1::PauseResponse* resp) override {
-    return on_world(ctx, registry_, req->world(), [resp](State& s, WorldHost& h) {
+    return on_world(ctx, registry_, *req, [resp](State& s, WorldHost& h) {
       s.paused = true;
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
@@ -170,7 +170,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* Resume(CallbackServerContext* ctx, const v1::ResumeRequest* req,
                              v1::ResumeResponse* resp) override {
-    return on_world(ctx, registry_, req->world(), [resp](State& s, WorldHost& h) {
+    return on_world(ctx, registry_, *req, [resp](State& s, WorldHost& h) {
       s.paused = false;
       s.halt = {};  // whatever paused it by itself is history
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
@@ -221,7 +221,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   }
 
   ServerUnaryReactor* Reset(CallbackServerContext* ctx, const v1::ResetRequest* req, v1::ResetResponse* resp) override {
-    return on_world(ctx, registry_, req->world(), [resp](State& s, WorldHost& h) -> Status {
+    return on_world(ctx, registry_, *req, [resp](State& s, WorldHost& h) -> Status {
       s.world.reset();
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
@@ -230,7 +230,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* LoadScene(CallbackServerContext* ctx, const v1::LoadSceneRequest* req,
                                 v1::LoadSceneResponse* resp) override {
-    return on_world(ctx, registry_, req->world(), [this, req, resp](State& s, WorldHost& h) -> Status {
+    return on_world(ctx, registry_, *req, [this, req, resp](State& s, WorldHost& h) -> Status {
       const Limits& l = s.world.limits();
       const SceneLimits limits{l.max_bodies, l.max_constraints, l.max_forces, l.max_bytes};
       Result<LoadedScene> loaded = load_scene(req->scene(), defaults_, limits);
@@ -245,7 +245,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* SaveScene(CallbackServerContext* ctx, const v1::SaveSceneRequest* req,
                                 v1::SaveSceneResponse* resp) override {
-    return on_world(ctx, registry_, req->world(), [resp](State& s, WorldHost&) {
+    return on_world(ctx, registry_, *req, [resp](State& s, WorldHost&) {
       *resp->mutable_scene() = save_scene(s.world.core(), s.world.names());
       return ok_status();
     });
@@ -253,7 +253,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* ApplyBatch(CallbackServerContext* ctx, const v1::ApplyBatchRequest* req,
                                  v1::ApplyBatchResponse* resp) override {
-    return on_world(ctx, registry_, req->world(), [req, resp](State& s, WorldHost&) -> Status {
+    return on_world(ctx, registry_, *req, [req, resp](State& s, WorldHost&) -> Status {
       resp->set_tick(s.tick);
       return s.world.apply_batch(req->commands(), resp->mutable_results());
     });

@@ -688,6 +688,41 @@ TEST(Wedge, CallsPastTheWaitingLimitAreRefusedAtOnce) {
   EXPECT_TRUE(stepped.ok()) << status_text(stepped);
 }
 
+// While a world is inside one of a Step's ticks, 100 CreateBodies of about
+// 1 MB each arrive (each refused when it runs: its last body's mass is
+// -1): those that would take the waiting requests past
+// WorldHost::kMaxWaitingBytes are refused at once and say why.
+TEST(Wedge, CallsPastTheWaitingBytesAreRefusedAtOnce) {
+  InProcessServer server;
+  Client a(server.target()), b(server.target());
+  BusyWorld busy(a, "heavy", 10);
+  v1::CreateBodiesRequest big;
+  big.set_world("heavy");
+  for (int i = 0; i < 20000; ++i) *big.add_bodies() = particle("p" + std::to_string(i), 0.01 * i, 5.0, i < 19999 ? 0.1 : -1.0);
+  const std::size_t bytes = big.ByteSizeLong();
+  int ran = 0, refused = 0;
+  for (const grpc::Status& s : flood(100, [&](grpc::ClientContext* ctx, std::function<void(grpc::Status)> done) {
+         auto* resp = new v1::CreateBodiesResponse;
+         b.bodies->async()->CreateBodies(ctx, &big, resp, [resp, done = std::move(done)](grpc::Status s) {
+           delete resp;
+           done(std::move(s));
+         });
+       })) {
+    if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED && s.error_message().find("MiB of requests") != std::string::npos) {
+      ++refused;
+    } else {
+      EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status_text(s);
+      ++ran;
+    }
+  }
+  std::printf("flood: %d ran, %d refused, %zu bytes each\n", ran, refused, bytes);
+  EXPECT_GT(refused, 0);
+  EXPECT_GE(ran, static_cast<int>(server::WorldHost::kMaxWaitingBytes / bytes));
+  const grpc::Status stepped = busy.finish();
+  EXPECT_TRUE(stepped.ok()) << status_text(stepped);
+  EXPECT_EQ(b.list_bodies("heavy").bodies_size(), 400);
+}
+
 // A call whose caller gives up while it waits for the world's thread
 // (behind one of a Step's ticks) does not run when its turn comes: the
 // body it asked for is not made.
