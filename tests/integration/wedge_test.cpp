@@ -570,23 +570,30 @@ TEST(Wedge, StreamRatesBelowTheServersMinimumAreRefused) {
 
 // --- a flood of calls cannot hold a world ---
 
-// Sends `count` calls at once through `start(ctx, done)` (an async stub's
-// call, `done` its callback) and waits for every answer; their statuses.
-std::vector<grpc::Status> flood(int count, const std::function<void(grpc::ClientContext*, std::function<void(grpc::Status)>)>& start) {
+// Sends `count` calls at once through `start(ctx, response, done)` (an
+// async stub's call, `done` its callback) and waits for every answer; their
+// statuses. `seen` reads each response as it comes (it is freed then).
+template <class Response, class Start>
+std::vector<grpc::Status> flood(int count, Start start, const std::function<void(const Response&)>& seen = {}) {
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<Response>> responses(static_cast<std::size_t>(count));
   std::vector<grpc::Status> statuses(static_cast<std::size_t>(count));
   std::mutex mutex;
   std::condition_variable answered;
   int done = 0;
   for (int i = 0; i < count; ++i) {
+    const auto at = static_cast<std::size_t>(i);
     contexts.push_back(std::make_unique<grpc::ClientContext>());
     contexts.back()->set_deadline(std::chrono::system_clock::now() + 60s);
-    start(contexts.back().get(), [&, i](grpc::Status status) {
-      const std::lock_guard lock(mutex);
-      statuses[static_cast<std::size_t>(i)] = std::move(status);
-      ++done;
-      answered.notify_all();
-    });
+    responses[at] = std::make_unique<Response>();
+    start(contexts.back().get(), responses[at].get(), std::function<void(grpc::Status)>([&, at](grpc::Status status) {
+            if (seen) seen(*responses[at]);
+            const std::lock_guard lock(mutex);
+            responses[at].reset();
+            statuses[at] = std::move(status);
+            ++done;
+            answered.notify_all();
+          }));
   }
   std::unique_lock lock(mutex);
   EXPECT_TRUE(answered.wait_for(lock, 60s, [&] { return done == count; })) << done << " of " << count << " answered";
@@ -627,14 +634,11 @@ TEST(Wedge, AFloodOfCallsCannotHoldAWorldsTicks) {
   v1::ListBodiesRequest list;
   list.set_world("steady");
   std::atomic<int> whole{0};
-  const auto [ok, refused] = ok_and_refused(flood(1500, [&](grpc::ClientContext* ctx, std::function<void(grpc::Status)> done) {
-    auto* resp = new v1::ListBodiesResponse;
-    b.bodies->async()->ListBodies(ctx, &list, resp, [resp, &whole, done = std::move(done)](grpc::Status s) {
-      if (resp->bodies_size() == 2020) ++whole;
-      delete resp;
-      done(std::move(s));
-    });
-  }));
+  const auto [ok, refused] = ok_and_refused(flood<v1::ListBodiesResponse>(
+      1500, [&](grpc::ClientContext* ctx, v1::ListBodiesResponse* resp, auto done) {
+        b.bodies->async()->ListBodies(ctx, &list, resp, std::move(done));
+      },
+      [&](const v1::ListBodiesResponse& r) { whole += r.bodies_size() == 2020 ? 1 : 0; }));
   std::printf("flood: %d answered, %d refused\n", ok, refused);
   EXPECT_EQ(whole.load(), ok);
   EXPECT_EQ(ok + refused, 1500);
@@ -673,13 +677,10 @@ TEST(Wedge, CallsPastTheWaitingLimitAreRefusedAtOnce) {
   v1::GetBodyRequest get;
   get.set_world("heavy");
   get.mutable_body()->set_name("link-1");
-  const auto [ok, refused] = ok_and_refused(flood(3000, [&](grpc::ClientContext* ctx, std::function<void(grpc::Status)> done) {
-    auto* resp = new v1::GetBodyResponse;
-    b.bodies->async()->GetBody(ctx, &get, resp, [resp, done = std::move(done)](grpc::Status s) {
-      delete resp;
-      done(std::move(s));
-    });
-  }));
+  const auto [ok, refused] = ok_and_refused(
+      flood<v1::GetBodyResponse>(3000, [&](grpc::ClientContext* ctx, v1::GetBodyResponse* resp, auto done) {
+        b.bodies->async()->GetBody(ctx, &get, resp, std::move(done));
+      }));
   std::printf("flood: %d answered, %d refused\n", ok, refused);
   EXPECT_GE(ok, static_cast<int>(server::WorldHost::kMaxWaiting));
   EXPECT_GT(refused, 0);
@@ -701,12 +702,9 @@ TEST(Wedge, CallsPastTheWaitingBytesAreRefusedAtOnce) {
   for (int i = 0; i < 20000; ++i) *big.add_bodies() = particle("p" + std::to_string(i), 0.01 * i, 5.0, i < 19999 ? 0.1 : -1.0);
   const std::size_t bytes = big.ByteSizeLong();
   int ran = 0, refused = 0;
-  for (const grpc::Status& s : flood(100, [&](grpc::ClientContext* ctx, std::function<void(grpc::Status)> done) {
-         auto* resp = new v1::CreateBodiesResponse;
-         b.bodies->async()->CreateBodies(ctx, &big, resp, [resp, done = std::move(done)](grpc::Status s) {
-           delete resp;
-           done(std::move(s));
-         });
+  for (const grpc::Status& s :
+       flood<v1::CreateBodiesResponse>(100, [&](grpc::ClientContext* ctx, v1::CreateBodiesResponse* resp, auto done) {
+         b.bodies->async()->CreateBodies(ctx, &big, resp, std::move(done));
        })) {
     if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED && s.error_message().find("MiB of requests") != std::string::npos) {
       ++refused;
