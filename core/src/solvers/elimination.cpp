@@ -229,26 +229,37 @@ std::vector<std::uint64_t> node_signatures(const BlockJacobian& J, const Constra
 
 bool KeptOrder::follow(const ConstraintGraph& g, const std::vector<std::uint64_t>& signatures, Elimination& out) {
   if (signatures_.empty()) return false;
-  // Each node to the last graph's node of its signature, in order.
-  std::unordered_map<std::uint64_t, std::vector<int>> last;
-  for (int i = static_cast<int>(signatures_.size()) - 1; i >= 0; --i) last[signatures_[static_cast<std::size_t>(i)]].push_back(i);
+  // Each node to the last graph's node of its signature, in order: the
+  // last graph's nodes of one signature as a list (first, then `after`).
+  std::unordered_map<std::uint64_t, int> first;
+  first.reserve(signatures_.size());
+  std::vector<int> after(signatures_.size(), -1);
+  for (int i = static_cast<int>(signatures_.size()) - 1; i >= 0; --i) {
+    auto [it, fresh] = first.try_emplace(signatures_[static_cast<std::size_t>(i)], i);
+    if (!fresh) {
+      after[static_cast<std::size_t>(i)] = it->second;
+      it->second = i;
+    }
+  }
   std::vector<int> was(signatures.size(), -1);
   int added = 0;
   for (std::size_t n = 0; n < signatures.size(); ++n) {
-    const auto it = last.find(signatures[n]);
-    if (it == last.end() || it->second.empty()) {
+    const auto it = first.find(signatures[n]);
+    if (it == first.end() || it->second < 0) {
       ++added;
       continue;
     }
-    was[n] = it->second.back();
-    it->second.pop_back();
+    was[n] = it->second;
+    it->second = after[static_cast<std::size_t>(it->second)];
   }
   const int gone = static_cast<int>(signatures_.size() + static_cast<std::size_t>(added) - signatures.size());
   const int changed = changed_ + added + gone;
   if (changed > kReorderShare * static_cast<double>(signatures.size())) return false;
+  std::vector<int> by_place(signatures_.size(), -1);  // a component's kept nodes at their last places
   const bool kept = plan(g, out, [&](const ConstraintGraph::Component& c, Elimination& e) {
     std::vector<std::pair<int, int>> placed;  // (place in the last order, node)
     std::vector<int> later;                   // new, or in a tree last time: after the rest
+    int lo = static_cast<int>(by_place.size()), hi = -1;
     for (int node : c.nodes) {
       const int from = was[static_cast<std::size_t>(node)];
       const int at = from < 0 ? -1 : place_[static_cast<std::size_t>(from)];
@@ -256,10 +267,24 @@ bool KeptOrder::follow(const ConstraintGraph& g, const std::vector<std::uint64_t
         later.push_back(node);
       } else {
         placed.emplace_back(at, node);
+        lo = std::min(lo, at);
+        hi = std::max(hi, at);
       }
     }
     if (static_cast<double>(later.size()) > kReorderShare * static_cast<double>(c.nodes.size())) return false;
-    std::sort(placed.begin(), placed.end());
+    // Into place order: by bucket where the places are dense (the usual
+    // case: the component was one last time), else by sorting.
+    if (hi - lo < 4 * static_cast<int>(placed.size())) {
+      for (const auto& [at, node] : placed) by_place[static_cast<std::size_t>(at)] = node;  // places are distinct
+      std::size_t next = 0;
+      for (int at = lo; at <= hi; ++at)
+        if (by_place[static_cast<std::size_t>(at)] >= 0) {
+          placed[next++] = {at, by_place[static_cast<std::size_t>(at)]};
+          by_place[static_cast<std::size_t>(at)] = -1;
+        }
+    } else {
+      std::sort(placed.begin(), placed.end());
+    }
     std::vector<int> order;
     order.reserve(c.nodes.size());
     for (const auto& [at, node] : placed) order.push_back(node);

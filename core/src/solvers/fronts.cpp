@@ -85,39 +85,39 @@ FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const
         parent[static_cast<std::size_t>(r)] = k;
       }
     });
+  // Rows of L first (each row's columns as its walks meet them), then the
+  // columns from them by a counting sort: a second walk costs more than
+  // the transpose.
   std::vector<int> mark(static_cast<std::size_t>(m), -1);
-  // Calls f(x, k) for each entry (k, x) of row k of L below the diagonal.
-  auto row_subtree = [&](int k, auto&& f) {
+  Lists row_entries;  // per place: the earlier places of its row of L
+  row_entries.start.reserve(static_cast<std::size_t>(m) + 1);
+  Lists structure;  // per place: the later places of its column of L
+  structure.start.assign(static_cast<std::size_t>(m) + 1, 0);
+  for (int k = 0; k < m; ++k) {
     mark[static_cast<std::size_t>(k)] = k;
     each_coupled(k, [&](int j) {
       if (j >= k) return;
       for (int x = j; mark[static_cast<std::size_t>(x)] != k; x = parent[static_cast<std::size_t>(x)]) {
         assert(x >= 0 && "an earlier neighbour's path up the tree reaches its row");
         mark[static_cast<std::size_t>(x)] = k;
-        f(x);
+        row_entries.at.push_back(x);
+        ++structure.start[static_cast<std::size_t>(x) + 1];
       }
     });
-  };
-  Lists structure;  // per place: the later places of its column of L
-  structure.start.assign(static_cast<std::size_t>(m) + 1, 0);
-  std::size_t stored = 0;  // the structures' entries so far
-  for (int k = 0; k < m; ++k) {
-    row_subtree(k, [&](int x) {
-      ++structure.start[static_cast<std::size_t>(x) + 1];
-      ++stored;
-    });
-    if (stored > max_fill) {
+    row_entries.close();
+    if (row_entries.at.size() > max_fill) {
       plan.over_budget = true;
       return plan;
     }
   }
   std::partial_sum(structure.start.begin(), structure.start.end(), structure.start.begin());
-  structure.at.resize(stored);
+  structure.at.resize(row_entries.at.size());
   {
     std::vector<std::size_t> next(structure.start.begin(), structure.start.end() - 1);
-    std::fill(mark.begin(), mark.end(), -1);
-    for (int k = 0; k < m; ++k) row_subtree(k, [&](int x) { structure.at[next[static_cast<std::size_t>(x)]++] = k; });
+    for (int k = 0; k < m; ++k)
+      for (int x : row_entries[k]) structure.at[next[static_cast<std::size_t>(x)]++] = k;
   }
+  row_entries = {};
   std::vector<int> node_children(static_cast<std::size_t>(m), 0);  // per place: its children in the tree
   for (int k = 0; k < m; ++k)
     if (parent[static_cast<std::size_t>(k)] >= 0) ++node_children[static_cast<std::size_t>(parent[static_cast<std::size_t>(k)])];
