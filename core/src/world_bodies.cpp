@@ -140,7 +140,11 @@ namespace {
 // Erases the bodies whose `first[index]` is set (≥ 0) and everything on
 // them, in one pass over each kind of record: out[first[i]] gets what body
 // i took, a constraint or force on two of them going to the lower `first`.
-void erase_bodies(WorldModel& m, WorldData& d, const std::vector<int>& first, std::vector<Removed>& out) {
+// The later bodies' DOF move down: the direct solver's kept order follows
+// them (DirectSolver::columns_moved).
+void erase_bodies(WorldParts& p, const std::vector<int>& first, std::vector<Removed>& out) {
+  WorldModel& m = p.edit_model();
+  WorldData& d = p.data;
   // Which of the bodies a record on `a` and `b` goes with, or −1.
   auto taker = [&](int a, int b) {
     const int fa = a < 0 ? -1 : first[static_cast<std::size_t>(a)], fb = b < 0 ? -1 : first[static_cast<std::size_t>(b)];
@@ -172,7 +176,11 @@ void erase_bodies(WorldModel& m, WorldData& d, const std::vector<int>& first, st
     m.bodies[kept++] = std::move(m.bodies[i]);
   }
   m.bodies.resize(kept);
+  std::vector<int> new_column(static_cast<std::size_t>(d.dof()), -1);
   relayout(m, d, offsets);
+  for (std::size_t i = 0; i < m.bodies.size(); ++i)
+    for (int k = 0; k < m.bodies[i].dof; ++k) new_column[static_cast<std::size_t>(offsets[i] + k)] = m.bodies[i].offset + k;
+  if (p.ws) p.edit_workspace().direct.columns_moved(new_column);
   ++m.topology_version;
   ++m.model_version;
 }
@@ -186,7 +194,7 @@ Result<Removed> World::remove_body(BodyId id) {
   std::vector<int> first(p_->model->bodies.size(), -1);
   first[static_cast<std::size_t>(index)] = 0;
   std::vector<Removed> removed(1);
-  erase_bodies(p_->edit_model(), p_->data, first, removed);
+  erase_bodies(*p_, first, removed);
   return std::move(removed.front());
 }
 
@@ -200,7 +208,7 @@ Result<std::vector<Removed>> World::remove_bodies(std::span<const BodyId> ids) {
     first[static_cast<std::size_t>(index)] = static_cast<int>(k);
   }
   std::vector<Removed> removed(ids.size());
-  if (!ids.empty()) erase_bodies(p_->edit_model(), p_->data, first, removed);
+  if (!ids.empty()) erase_bodies(*p_, first, removed);
   return removed;
 }
 

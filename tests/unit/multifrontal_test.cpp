@@ -247,6 +247,68 @@ TEST(Multifrontal, KeepsItsOrderAcrossSmallChangesOfTopology) {
   EXPECT_EQ(f.kept_order().changed(), 0);
 }
 
+namespace {
+
+// J less the body at column `col` (`dof` columns) and every group on it,
+// the later bodies' columns moved down as the world moves them; and where
+// each of J's columns went (−1: gone).
+std::pair<BlockJacobian, std::vector<int>> without_body(const BlockJacobian& from, int col, int dof) {
+  std::vector<char> out(from.groups().size(), 0);
+  for (std::size_t g = 0; g < from.groups().size(); ++g) {
+    const BlockJacobian::Group& grp = from.groups()[g];
+    for (int k = grp.first_block; k < grp.first_block + grp.blocks; ++k) out[g] |= from.block(k).col == col;
+  }
+  const BlockJacobian kept = edit(from, out);
+  std::vector<int> new_column(static_cast<std::size_t>(from.cols()));
+  for (int c = 0; c < from.cols(); ++c) new_column[static_cast<std::size_t>(c)] = c < col ? c : c < col + dof ? -1 : c - dof;
+  BlockJacobian J;
+  J.reset(kept.rows(), from.cols() - dof);
+  for (const BlockJacobian::Group& grp : kept.groups()) {
+    J.begin_group(grp.row, grp.rows);
+    for (int k = grp.first_block; k < grp.first_block + grp.blocks; ++k) {
+      const BlockJacobian::Block& blk = kept.block(k);
+      std::copy_n(kept.values(blk), grp.rows * blk.cols, J.add_block(new_column[static_cast<std::size_t>(blk.col)], blk.cols));
+    }
+  }
+  return {std::move(J), std::move(new_column)};
+}
+
+}  // namespace
+
+// A body taken out moves every later body's columns; told where they went
+// (columns_moved, as the world does), the analysis keeps its order for the
+// constraints left (the body's four counted as gone) and solves alike with
+// one made afresh. Not told, it finds most nodes new and orders afresh.
+TEST(Multifrontal, KeepsItsOrderWhenABodyIsTakenOut) {
+  std::mt19937 rng(13);
+  const RandomSystem s = mesh(rng);
+  const int body = 15 * 30 + 15;  // inside the mesh: four constraints
+  // Its first column and DOF: the bodies' first columns, from J's blocks.
+  std::vector<int> starts;
+  for (int k = 0; k < s.J.groups().back().first_block + s.J.groups().back().blocks; ++k) starts.push_back(s.J.block(k).col);
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  const int col = starts[static_cast<std::size_t>(body)];
+  const int dof = starts[static_cast<std::size_t>(body) + 1] - col;
+  auto [less, new_column] = without_body(s.J, col, dof);
+  Eigen::VectorXd w(less.cols());
+  for (int c = 0; c < s.J.cols(); ++c)
+    if (new_column[static_cast<std::size_t>(c)] >= 0) w[new_column[static_cast<std::size_t>(c)]] = s.w[c];
+
+  MultifrontalLdlt f;
+  f.analyse(s.J, {});
+  f.columns_moved(new_column);
+  f.analyse(less, {});
+  EXPECT_EQ(f.kept_order().changed(), 4);
+  auto [kept, afresh] = solve_both(f, less, w);
+  EXPECT_LT((kept - afresh).norm(), 1e-10 * afresh.norm());
+
+  MultifrontalLdlt untold;
+  untold.analyse(s.J, {});
+  untold.analyse(less, {});
+  EXPECT_EQ(untold.kept_order().changed(), 0);  // made afresh
+}
+
 // An analysis whose factor would pass its budget of entries stops there and
 // says so (over_budget), holding no memory for fronts; the same mesh fits
 // the default budget.

@@ -46,6 +46,10 @@ class DirectSolver {
   // The model changed (a constraint's parameters, a body's mass): the
   // dependent rows are found again at the next factorization.
   void recheck() { recheck_ = true; }
+  // Bodies were taken out and J's other columns moved down (new_column[c]:
+  // where column c went, −1 gone): the next analysis keeps its order for
+  // the constraints left, as it does when constraints alone change.
+  void columns_moved(const std::vector<int>& new_column) { ldlt_.columns_moved(new_column); }
   // A solve the tree path (tree_solve.hpp) did in this solver's place, on
   // a model whose components are all trees: counted with its own.
   void count_tree_solve(bool factored) {

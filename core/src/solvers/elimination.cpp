@@ -209,26 +209,45 @@ Elimination plan_elimination(const ConstraintGraph& g, bool nested_dissection) {
   return out;
 }
 
-std::vector<std::uint64_t> node_signatures(const BlockJacobian& J, const ConstraintGraph& g) {
-  std::vector<std::uint64_t> out;
-  out.reserve(g.nodes.size());
+NodeKeys node_keys(const BlockJacobian& J, const ConstraintGraph& g) {
+  NodeKeys out;
+  out.shape.reserve(g.nodes.size());
+  out.col_start.reserve(g.nodes.size() + 1);
   for (const ConstraintGraph::Node& n : g.nodes) {
     const BlockJacobian::Group& grp = J.groups()[static_cast<std::size_t>(n.group)];
-    std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the ints
-    auto add = [&](int v) {
-      for (int byte = 0; byte < 4; ++byte) h = (h ^ static_cast<std::uint8_t>(static_cast<unsigned>(v) >> (8 * byte))) * 1099511628211ull;
-    };
-    add(grp.rows);
-    add(n.size);
-    for (int r = 0; r < n.size; ++r) add(n.local[r]);
-    for (int b = grp.first_block; b < grp.first_block + grp.blocks; ++b) add(J.block(b).col);
-    out.push_back(h);
+    int kept = 0;
+    for (int r = 0; r < n.size; ++r) kept |= 1 << n.local[r];
+    out.shape.push_back(grp.rows + 4 * kept);
+    for (int b = grp.first_block; b < grp.first_block + grp.blocks; ++b) out.cols.push_back(J.block(b).col);
+    out.col_start.push_back(static_cast<int>(out.cols.size()));
   }
   return out;
 }
 
-bool KeptOrder::follow(const ConstraintGraph& g, const std::vector<std::uint64_t>& signatures, Elimination& out) {
+namespace {
+
+// A node's keys hashed (FNV-1a over the ints).
+std::uint64_t signature(const NodeKeys& keys, std::size_t node) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto add = [&](int v) {
+    for (int byte = 0; byte < 4; ++byte) h = (h ^ static_cast<std::uint8_t>(static_cast<unsigned>(v) >> (8 * byte))) * 1099511628211ull;
+  };
+  add(keys.shape[node]);
+  for (int c = keys.col_start[node]; c < keys.col_start[node + 1]; ++c) add(keys.cols[static_cast<std::size_t>(c)]);
+  return h;
+}
+
+std::vector<std::uint64_t> signatures(const NodeKeys& keys) {
+  std::vector<std::uint64_t> out(keys.shape.size());
+  for (std::size_t n = 0; n < out.size(); ++n) out[n] = signature(keys, n);
+  return out;
+}
+
+}  // namespace
+
+bool KeptOrder::follow(const ConstraintGraph& g, const NodeKeys& keys, Elimination& out) {
   if (signatures_.empty()) return false;
+  const std::vector<std::uint64_t> now = signatures(keys);
   // Each node to the last graph's node of its signature, in order: the
   // last graph's nodes of one signature as a list (first, then `after`).
   std::unordered_map<std::uint64_t, int> first;
@@ -241,10 +260,10 @@ bool KeptOrder::follow(const ConstraintGraph& g, const std::vector<std::uint64_t
       it->second = i;
     }
   }
-  std::vector<int> was(signatures.size(), -1);
+  std::vector<int> was(now.size(), -1);
   int added = 0;
-  for (std::size_t n = 0; n < signatures.size(); ++n) {
-    const auto it = first.find(signatures[n]);
+  for (std::size_t n = 0; n < now.size(); ++n) {
+    const auto it = first.find(now[n]);
     if (it == first.end() || it->second < 0) {
       ++added;
       continue;
@@ -252,10 +271,10 @@ bool KeptOrder::follow(const ConstraintGraph& g, const std::vector<std::uint64_t
     was[n] = it->second;
     it->second = after[static_cast<std::size_t>(it->second)];
   }
-  const int gone = static_cast<int>(signatures_.size() + static_cast<std::size_t>(added) - signatures.size());
+  const int gone = static_cast<int>(signatures_.size() + static_cast<std::size_t>(added) - now.size());
   const int changed = changed_ + added + gone;
-  if (changed > kReorderShare * static_cast<double>(signatures.size())) return false;
-  std::vector<int> by_place(signatures_.size(), -1);  // a component's kept nodes at their last places
+  if (changed > kReorderShare * static_cast<double>(now.size())) return false;
+  std::vector<int> by_place(static_cast<std::size_t>(places_), -1);  // a component's kept nodes at their last places
   const bool kept = plan(g, out, [&](const ConstraintGraph::Component& c, Elimination& e) {
     std::vector<std::pair<int, int>> placed;  // (place in the last order, node)
     std::vector<int> later;                   // new, or in a tree last time: after the rest
@@ -293,21 +312,49 @@ bool KeptOrder::follow(const ConstraintGraph& g, const std::vector<std::uint64_t
     return true;
   });
   if (!kept) return false;
-  keep(signatures, out);
+  keep(keys, out);
   changed_ = changed;
   return true;
 }
 
-void KeptOrder::made(const std::vector<std::uint64_t>& signatures, const Elimination& e) {
-  keep(signatures, e);
+void KeptOrder::made(const NodeKeys& keys, const Elimination& e) {
+  keep(keys, e);
   changed_ = 0;
 }
 
-void KeptOrder::keep(const std::vector<std::uint64_t>& signatures, const Elimination& e) {
-  signatures_ = signatures;
+void KeptOrder::columns_moved(const std::vector<int>& new_column) {
+  NodeKeys moved;
+  std::vector<int> place;
+  for (std::size_t n = 0; n < keys_.shape.size(); ++n) {
+    const std::size_t first = moved.cols.size();
+    bool here = true;
+    for (int c = keys_.col_start[n]; c < keys_.col_start[n + 1]; ++c) {
+      const int col = keys_.cols[static_cast<std::size_t>(c)];
+      const int to = col < static_cast<int>(new_column.size()) ? new_column[static_cast<std::size_t>(col)] : -1;
+      here = here && to >= 0;
+      moved.cols.push_back(to);
+    }
+    if (!here) {  // on a body taken out: gone with it
+      moved.cols.resize(first);
+      ++changed_;
+      continue;
+    }
+    moved.shape.push_back(keys_.shape[n]);
+    moved.col_start.push_back(static_cast<int>(moved.cols.size()));
+    place.push_back(place_[n]);
+  }
+  keys_ = std::move(moved);
+  place_ = std::move(place);
+  signatures_ = signatures(keys_);
+}
+
+void KeptOrder::keep(const NodeKeys& keys, const Elimination& e) {
+  keys_ = keys;
+  signatures_ = signatures(keys);
+  places_ = static_cast<int>(e.order.size());
   // The places of the nodes of fill-reducing orders (single mergeable
   // supernodes); a tree's nodes have none: trees are ordered afresh.
-  place_.assign(signatures.size(), -1);
+  place_.assign(keys.shape.size(), -1);
   for (std::size_t s = 0; s + 1 < e.super_start.size(); ++s)
     if (e.mergeable[s] && e.super_start[s + 1] - e.super_start[s] == 1)
       place_[static_cast<std::size_t>(e.order[static_cast<std::size_t>(e.super_start[s])])] = e.super_start[s];

@@ -35,6 +35,14 @@ struct Elimination {
 Elimination plan_elimination(const ConstraintGraph& g, bool nested_dissection);
 bool has_large_loops(const ConstraintGraph& g);
 
+// What matches a node of one graph to a node of the next: its group's rows
+// and the rows it keeps (its shape), and the J columns its blocks are on.
+struct NodeKeys {
+  std::vector<int> shape;              // per node: rows + 4 · (kept rows as a bit mask)
+  std::vector<int> col_start{0}, cols;  // per node: its blocks' first columns, cols[col_start[n] .. col_start[n + 1])
+};
+NodeKeys node_keys(const BlockJacobian& J, const ConstraintGraph& g);
+
 // A fill-reducing order kept across changes of topology. Ordering a large
 // component with loops costs tens of milliseconds (METIS's nested
 // dissection of cloth_100_slack's 19,800 constraints: 60–80 ms, most of a
@@ -45,28 +53,31 @@ bool has_large_loops(const ConstraintGraph& g);
 // component with loops (its nodes still there in their order, the new ones
 // after them), and orders only its trees and small components afresh, until
 // kReorderShare of the nodes have come or gone since an order was made
-// afresh. Nodes are matched by signature (kept rows, and the J columns of
-// their blocks): a body taken out moves every later body's columns, and
-// the graph is then ordered afresh.
+// afresh. Nodes are matched by their keys (NodeKeys: kept rows, and the J
+// columns of their blocks); a body taken out moves every later body's
+// columns, which the world reports (columns_moved), so that the last
+// graph's nodes follow their bodies.
 class KeptOrder {
  public:
   static constexpr double kReorderShare = 0.05;
-  // The order for `g` (whose nodes' signatures are `signatures`) from the
-  // last one, or false: order afresh (and call made() with the result).
-  bool follow(const ConstraintGraph& g, const std::vector<std::uint64_t>& signatures, Elimination& out);
-  // An order made afresh for a graph of these signatures.
-  void made(const std::vector<std::uint64_t>& signatures, const Elimination& e);
+  // The order for `g` (whose nodes' keys are `keys`) from the last one, or
+  // false: order afresh (and call made() with the result).
+  bool follow(const ConstraintGraph& g, const NodeKeys& keys, Elimination& out);
+  // An order made afresh for a graph of these keys.
+  void made(const NodeKeys& keys, const Elimination& e);
+  // Bodies were taken out and the others' columns moved down (J's column c
+  // is now new_column[c], −1 for a column gone): the last graph's nodes
+  // follow their bodies, and those on a body taken out are gone.
+  void columns_moved(const std::vector<int>& new_column);
   int changed() const { return changed_; }  // nodes come or gone since the order was made afresh
 
  private:
-  void keep(const std::vector<std::uint64_t>& signatures, const Elimination& e);
-  std::vector<std::uint64_t> signatures_;  // of the last graph, per node
+  void keep(const NodeKeys& keys, const Elimination& e);
+  NodeKeys keys_;                          // of the last graph's nodes
+  std::vector<std::uint64_t> signatures_;  // their keys hashed
   std::vector<int> place_;                 // per node of the last graph: its place in its order
+  int places_ = 0;                         // the last order's length
   int changed_ = 0;
 };
-
-// Each node's signature: its group's rows, the rows it keeps, and the J
-// columns its blocks are on.
-std::vector<std::uint64_t> node_signatures(const BlockJacobian& J, const ConstraintGraph& g);
 
 }  // namespace linkage

@@ -117,8 +117,8 @@ MultifrontalLdlt& MultifrontalLdlt::operator=(const MultifrontalLdlt& o) {
 void MultifrontalLdlt::analyse(const BlockJacobian& J, const std::vector<char>& removed, std::size_t max_fill) {
   split_ = {};
   graph_ = build_constraint_graph(J, removed);
-  const std::vector<std::uint64_t> signatures = node_signatures(J, graph_);
-  if (has_large_loops(graph_) && kept_order_.follow(graph_, signatures, elimination_)) {
+  const NodeKeys keys = node_keys(J, graph_);
+  if (has_large_loops(graph_) && kept_order_.follow(graph_, keys, elimination_)) {
     plan_ = analyse_fronts(J, graph_, elimination_, max_fill);
   } else {
     elimination_ = plan_elimination(graph_, false);
@@ -133,7 +133,7 @@ void MultifrontalLdlt::analyse(const BlockJacobian& J, const std::vector<char>& 
         plan_ = std::move(plan);
       }
     }
-    kept_order_.made(signatures, elimination_);
+    kept_order_.made(keys, elimination_);
   }
   analysed_ = true;
   dependent_.clear();

@@ -125,6 +125,8 @@ class MultifrontalLdlt {
   static constexpr std::size_t kMaxFill = std::size_t{1} << 24;
   static constexpr double kMaxFlops = 1073741824.0;
   void analyse(const BlockJacobian& J, const std::vector<char>& removed, std::size_t max_fill = kMaxFill);
+  // Bodies were taken out and J's other columns moved (KeptOrder::columns_moved).
+  void columns_moved(const std::vector<int>& new_column) { kept_order_.columns_moved(new_column); }
   bool over_budget() const { return plan_.over_budget; }
   bool analysed() const { return analysed_; }
   const ConstraintGraph& graph() const { return graph_; }
