@@ -68,8 +68,9 @@ FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const
   // The elimination tree (Liu's algorithm, with path compression), then
   // the column structures of L at node level from its row subtrees: row k
   // of L reaches the columns on the tree's paths from k's earlier
-  // neighbours up to k. Rows are visited in order, so each column's list
-  // comes out sorted, and the work is L's entries (no sets, no sorting).
+  // neighbours up to k. The work is L's entries, with no sets and no
+  // sorting: each column's list, filled from the rows in order, comes out
+  // sorted.
   std::vector<int> parent(static_cast<std::size_t>(m), -1), ancestor(static_cast<std::size_t>(m), -1);
   for (int k = 0; k < m; ++k)
     each_coupled(k, [&](int j) {
@@ -86,8 +87,7 @@ FrontPlan analyse_fronts(const BlockJacobian& J, const ConstraintGraph& g, const
       }
     });
   // Rows of L first (each row's columns as its walks meet them), then the
-  // columns from them by a counting sort: a second walk costs more than
-  // the transpose.
+  // columns from them by a counting sort (a second walk cost more).
   std::vector<int> mark(static_cast<std::size_t>(m), -1);
   Lists row_entries;  // per place: the earlier places of its row of L
   row_entries.start.reserve(static_cast<std::size_t>(m) + 1);
