@@ -176,11 +176,14 @@ void erase_bodies(WorldParts& p, const std::vector<int>& first, std::vector<Remo
     m.bodies[kept++] = std::move(m.bodies[i]);
   }
   m.bodies.resize(kept);
-  std::vector<int> new_column(static_cast<std::size_t>(d.dof()), -1);
+  const int old_dof = d.dof();
   relayout(m, d, offsets);
-  for (std::size_t i = 0; i < m.bodies.size(); ++i)
-    for (int k = 0; k < m.bodies[i].dof; ++k) new_column[static_cast<std::size_t>(offsets[i] + k)] = m.bodies[i].offset + k;
-  if (p.ws) p.edit_workspace().direct.columns_moved(new_column);
+  if (p.ws) {  // a cold workspace keeps no order to move
+    std::vector<int> new_column(static_cast<std::size_t>(old_dof), -1);
+    for (std::size_t i = 0; i < m.bodies.size(); ++i)
+      for (int k = 0; k < m.bodies[i].dof; ++k) new_column[static_cast<std::size_t>(offsets[i] + k)] = m.bodies[i].offset + k;
+    p.edit_workspace().direct.columns_moved(new_column);
+  }
   ++m.topology_version;
   ++m.model_version;
 }
