@@ -231,9 +231,10 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
   // before; a step the line search cut gives back the part it did not take
   // through J where it ended (a difference of the order of the cut step).
   const double force = 1.0 / (h * s.dt);
-  BestPoint best(s.projection_max_iterations);
+  const int cap = projection_cap(s, ws);
+  BestPoint best(cap);
   while (out.error >= s.projection_tolerance) {
-    if (out.iterations == s.projection_max_iterations || over_work_budget(ws)) {
+    if (out.iterations == cap || over_work_budget(ws)) {
       out.capped = true;
       if (best.restore_if_better(out.error, d, ws, moved.data())) out.error = best.error();
       if (went_nowhere(out)) {

@@ -18,6 +18,12 @@ struct ProjectionOutcome {
   double error = 0.0;   // max |C| over the projected rows when it stopped
 };
 
+// The iterations a position projection may take: the settings' cap, or
+// less for an attempt at a step that may still split (Workspace::projection_cap).
+inline int projection_cap(const WorldSettings& s, const Workspace& ws) {
+  return ws.projection_cap > 0 ? std::min(ws.projection_cap, s.projection_max_iterations) : s.projection_max_iterations;
+}
+
 // Newton's progress on |C|₂ in a projection, to tell a stall on rows only
 // nearly dependent: the solver takes them out (their pivots under
 // MultifrontalLdlt::kDependentPivot), so no step corrects their C, and

@@ -826,9 +826,10 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
   std::optional<PartsPass> pass;
   if (in_parts) pass.emplace(ws, tp, d.q, force);
   NewtonStall stall;
-  BestPoint best(s.projection_max_iterations);
+  const int cap = projection_cap(s, ws);
+  BestPoint best(cap);
   while (out.error >= s.projection_tolerance) {
-    if (out.iterations == s.projection_max_iterations) {
+    if (out.iterations == cap) {
       out.capped = true;
       // The rows RATTLE reads (tp.rows_q) are then the best point's.
       if (best.restore_if_better(out.error, d, ws, tp.moved.data())) out.error = evaluate(m, d, ws, tp, t, d.q, false).first;

@@ -19,6 +19,7 @@
 #include "planar_rows.hpp"
 #include "solvers/direct.hpp"
 #include "stage_clock.hpp"
+#include "step_split.hpp"
 #include "tree_projection.hpp"
 
 namespace linkage {
@@ -129,6 +130,11 @@ struct Workspace {
   // model was fitted) no scene of the benchmarks comes near it. A field,
   // not a constant, so that the tests can lower it.
   double work_budget = 4e9;
+  // An attempt at a step that may still split (step_split.hpp) stops its
+  // position projections here; 0: at the settings' cap.
+  int projection_cap = 0;
+  StepSplit split;
+  int step_substeps = 1;  // the substeps the step ran (more than the settings' where it split)
   // Position projection's first try at reuse (PCG from the factorization
   // the step's velocity solve left), once it failed: the projections still
   // to factor at once, and how many the next failure skips.

@@ -284,9 +284,67 @@ void substep(const WorldModel& m, WorldData& d, Workspace& ws, double h, const A
   // its velocity solve, on contacts and motors that contradict the joints,
   // may have sent bodies anywhere. Box2D's per-step caps then bound them,
   // as sequential impulses always are.
-  if (ws.projection_capped && velocity_solve_predicts(m.settings)) clamp_motion(m, h, d.v);
+  // The caps bound the velocity by the settings' substep, so that a split
+  // step (step_split.hpp) moves no further than the step it replaces.
+  if (ws.projection_capped && velocity_solve_predicts(m.settings)) clamp_motion(m, m.settings.dt / m.settings.substeps, d.v);
   ws.contacts_capped = ws.contacts_capped || ws.contacts.capped();
   if (m.settings.contacts && m.settings.dynamics == Dynamics::velocity_projection) ws.contacts.store(m, d, d.contacts);
+}
+
+// Where a step began, to take it again split (step_split.hpp): what its
+// substeps change of the data (the constraints' states and warm starts are
+// written only once it ends), and the projection start the first velocity
+// solve reads.
+struct StepStart {
+  Eigen::VectorXd q, v;
+  double time = 0.0;
+  std::vector<ContactRecord> contacts;
+  double projection_start = 0.0;
+
+  StepStart(const WorldData& d, const Workspace& ws)
+      : q(d.q), v(d.v), time(d.time), contacts(d.contacts), projection_start(ws.projection_start) {}
+  // Back to the start, the attempt's forces and outcome cleared; its
+  // counts (factorizations, iterations, work) stay: the step did them.
+  void restore(const WorldModel& m, WorldData& d, Workspace& ws) const {
+    d.q = q;
+    d.v = v;
+    d.time = time;
+    d.contacts = contacts;
+    ws.projection_start = projection_start;
+    ws.projection_capped = ws.contacts_capped = false;
+    ws.projection_error = 0.0;
+    ws.warm.steps = ~0ull;  // its warm starts from the constraints' states, as the attempt's were
+    ws.forces_clear = false;
+    begin_constraint_forces(m, d, ws);
+  }
+};
+
+// The step from level `first` on: each attempt that may still split stops
+// its projections at half their cap (StepSplit::judged), and one that did not
+// converge is taken again at twice the substeps. Where none converges the
+// step is taken at its own length to the full cap, as without splitting.
+template <class Run>
+void split_step(const WorldModel& m, WorldData& d, Workspace& ws, int first, Run& run) {
+  const StepStart start(d, ws);
+  for (int level = first;; ++level) {
+    ws.projection_cap = StepSplit::judged(m.settings.projection_max_iterations);
+    run(m.settings.substeps << level);
+    ws.projection_cap = 0;
+    if (!ws.projection_capped) {
+      ws.split.held_at(first, level);
+      return;
+    }
+    // Out of its work budget, another attempt would stop at once: the
+    // step keeps this one (capped, and it says so).
+    if (over_work_budget(ws)) {
+      ws.split.none_held();
+      return;
+    }
+    start.restore(m, d, ws);
+    if (level == StepSplit::kMaxLevel) break;
+  }
+  run(m.settings.substeps);
+  ws.split.none_held();
 }
 
 // Forces applied for a number of steps count down, and are spent at 0:
@@ -326,6 +384,7 @@ void report(const WorldModel& m, WorldData& d, Workspace& ws, double seconds) {
   out.factorizations = ws.direct.factorizations;
   out.solves = ws.direct.solves;
   out.pcg_iterations = ws.direct.pcg_iterations;
+  out.substeps = ws.step_substeps;
   out.solver_path = ws.direct.solves > 0                                   ? ws.direct.path()
                     : m.settings.dynamics == Dynamics::sequential_impulses ? SolverPath::sequential
                     : ws.iterations > 0                                    ? SolverPath::iterative
@@ -354,11 +413,20 @@ const StepDiagnostics& World::step() {
   ws.threads.wake(m.settings.threads);
   begin_step(m, d, ws);
   const bool has_unilateral = ws.force_layout.ropes;  // begin_step made the layout
-  const int substeps = m.settings.substeps;
-  const double h = m.settings.dt / substeps;
-  const AccelerationFn accel = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& a,
-                                   double weight) { accelerations(m, d, ws, h, t, q, v, a, weight / substeps); };
-  for (int i = 0; i < substeps; ++i) substep(m, d, ws, h, accel, has_unilateral);
+  auto run = [&](int substeps) {
+    const double h = m.settings.dt / substeps;
+    const AccelerationFn accel = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& a,
+                                     double weight) { accelerations(m, d, ws, h, t, q, v, a, weight / substeps); };
+    for (int i = 0; i < substeps; ++i) substep(m, d, ws, h, accel, has_unilateral);
+    ws.step_substeps = substeps;
+  };
+  const int first = velocity_solve_predicts(m.settings) ? ws.split.first_level() : -1;
+  if (first < 0) {
+    if (velocity_solve_predicts(m.settings)) ws.split.rested();
+    run(m.settings.substeps);
+  } else {
+    split_step(m, d, ws, first, run);
+  }
   finish_constraint_forces(m, d, ws);
   ++d.steps;
   {

@@ -37,6 +37,7 @@ void fill_diagnostics(const WorldHost::State& s, v1::Diagnostics* out) {
   out->set_factorizations(d.factorizations);
   out->set_solves(d.solves);
   out->set_pcg_iterations(d.pcg_iterations);
+  out->set_substeps(d.substeps);
   for (int k = 0; k < kStageCount; ++k) {
     v1::StageTime* stage = out->add_stages();
     stage->set_stage(std::string(stage_name(static_cast<Stage>(k))));

@@ -282,7 +282,8 @@ TEST(Streams, ASettingsChangeReachesEveryStreamOnce) {
 }
 
 // A frame's diagnostics give the step's time by stage, by name and in the
-// step's order, summing to the step's time.
+// step's order, summing to the step's time, and the substeps it ran (the
+// world's: a chain at rest does not split its steps).
 TEST(Streams, DiagnosticsCarryEveryStageOfTheStep) {
   InProcessServer server;
   Client a(server.target());
@@ -310,6 +311,7 @@ TEST(Streams, DiagnosticsCarryEveryStageOfTheStep) {
   }
   EXPECT_GT(d.stages(2).seconds(), 0.0);  // the chain's solve
   EXPECT_NEAR(sum, d.step_seconds(), 1e-12 + 1e-12 * d.step_seconds());
+  EXPECT_EQ(d.substeps(), 1);
   ctx->TryCancel();
   reader->Finish();
 }

@@ -79,6 +79,10 @@ struct StepDiagnostics {
   int solves = 0;
   int pcg_iterations = 0;
   SolverPath solver_path = SolverPath::none;
+  // Substeps the step ran: the settings' substeps, or 2 or 4 times as many
+  // where the exact family split a step whose projection did not converge
+  // (README, "A step that splits").
+  int substeps = 1;
   StageTimes stage_seconds;
   double step_seconds = 0.0;  // wall time of the whole step
 };
