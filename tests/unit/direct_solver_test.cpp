@@ -386,6 +386,43 @@ TEST(DirectSolver, AStepWhoseProjectionFailsSplits) {
   EXPECT_FALSE(w.step().projection_capped);
 }
 
+// Split steps are deterministic for a thread count, and a saved world
+// continues as the world it was saved from: how far its steps split is
+// saved with it. A chain stretched by 20 % with a cap of one iteration,
+// so that its steps split, 16 times after the first few, and try a
+// coarser split now and then (as AStepWhoseProjectionFailsSplits).
+TEST(DirectSolver, SplitStepsAreDeterministicAndRestore) {
+  for (const int threads : {1, 2}) {
+    auto chain = [&] {
+      WorldSettings s = with_preset(Preset::exact);
+      s.projection_max_iterations = 1;
+      s.threads = threads;
+      World w = test::make_world(s);
+      BodyId prev{};
+      for (int i = 1; i <= 20; ++i) {
+        const BodyId p = w.add_body(particle(Vec3(0.12 * i, 0, 0), 1.0)).value();
+        w.add_constraint(DistanceDef{.a = prev, .b = p, .length = 0.1}).value();
+        prev = p;
+      }
+      return w;
+    };
+    World a = chain(), b = chain();
+    int split = 0;
+    for (int i = 0; i < 12; ++i) {
+      split += a.step().substeps > 1;
+      b.step();
+    }
+    EXPECT_EQ(split, 12) << threads;
+    EXPECT_EQ(a.state_hash(), b.state_hash()) << threads;
+    const WorldState saved = a.save();
+    for (int i = 0; i < 12; ++i) a.step();
+    const std::uint64_t once = a.state_hash();
+    a.restore(saved);
+    for (int i = 0; i < 12; ++i) a.step();
+    EXPECT_EQ(a.state_hash(), once) << threads;
+  }
+}
+
 // The velocity solve before a nearest-point projection stops where its
 // residual may add 1 % of what the last step's projection began from, no
 // looser than 1e-6 and no tighter than solver_tolerance; without position
