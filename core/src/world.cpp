@@ -320,9 +320,10 @@ struct StepStart {
 };
 
 // The step from level `first` on: each attempt that may still split stops
-// its projections at half their cap (StepSplit::judged), and one that did not
-// converge is taken again at twice the substeps. Where none converges the
-// step is taken at its own length to the full cap, as without splitting.
+// its projections at half their cap (StepSplit::judged), and one that did
+// not converge stops there and is taken again at twice the substeps. Where
+// none converges (or the step's work budget is spent) the step is taken at
+// its own length to the full cap, as without splitting.
 template <class Run>
 void split_step(const WorldModel& m, WorldData& d, Workspace& ws, int first, Run& run) {
   const StepStart start(d, ws);
@@ -334,14 +335,9 @@ void split_step(const WorldModel& m, WorldData& d, Workspace& ws, int first, Run
       ws.split.held_at(first, level);
       return;
     }
-    // Out of its work budget, another attempt would stop at once: the
-    // step keeps this one (capped, and it says so).
-    if (over_work_budget(ws)) {
-      ws.split.none_held();
-      return;
-    }
     start.restore(m, d, ws);
-    if (level == StepSplit::kMaxLevel) break;
+    // Out of its work budget, another attempt would stop at once.
+    if (level == StepSplit::kMaxLevel || over_work_budget(ws)) break;
   }
   run(m.settings.substeps);
   ws.split.none_held();
@@ -417,7 +413,10 @@ const StepDiagnostics& World::step() {
     const double h = m.settings.dt / substeps;
     const AccelerationFn accel = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& a,
                                      double weight) { accelerations(m, d, ws, h, t, q, v, a, weight / substeps); };
-    for (int i = 0; i < substeps; ++i) substep(m, d, ws, h, accel, has_unilateral);
+    for (int i = 0; i < substeps; ++i) {
+      substep(m, d, ws, h, accel, has_unilateral);
+      if (ws.projection_cap > 0 && ws.projection_capped) return;  // a failed attempt, taken again split
+    }
     ws.step_substeps = substeps;
   };
   const int first = velocity_solve_predicts(m.settings) ? ws.split.first_level() : -1;
