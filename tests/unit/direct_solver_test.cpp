@@ -359,12 +359,11 @@ TEST(DirectSolver, ACappedProjectionIsReported) {
 // A chain whose links all start stretched by 20 %, with a cap of one
 // projection iteration: the step cannot settle them at its own length
 // (Newton needs more than one iteration from that far), but can as 2^k
-// substeps of one iteration each: it splits until it holds, says how many
-// substeps it took, and the next step starts there (the links snap back:
-// it may need more).
-TEST(DirectSolver, AStepWhoseProjectionFailsSplits) {
+// substeps of one iteration each.
+World stretched_chain(int threads = 1) {
   WorldSettings s = with_preset(Preset::exact);
   s.projection_max_iterations = 1;
+  s.threads = threads;
   World w = test::make_world(s);
   BodyId prev{};
   for (int i = 1; i <= 20; ++i) {
@@ -372,6 +371,14 @@ TEST(DirectSolver, AStepWhoseProjectionFailsSplits) {
     w.add_constraint(DistanceDef{.a = prev, .b = p, .length = 0.1}).value();
     prev = p;
   }
+  return w;
+}
+
+// It splits until it holds, says how many substeps it took, and the next
+// step starts there (the links snap back: it may need more).
+TEST(DirectSolver, AStepWhoseProjectionFailsSplits) {
+  World w = stretched_chain();
+  WorldSettings s = w.settings();
   const StepDiagnostics& d = w.step();
   EXPECT_FALSE(d.projection_capped);
   EXPECT_GT(d.substeps, 1);
@@ -388,25 +395,11 @@ TEST(DirectSolver, AStepWhoseProjectionFailsSplits) {
 
 // Split steps are deterministic for a thread count, and a saved world
 // continues as the world it was saved from: how far its steps split is
-// saved with it. A chain stretched by 20 % with a cap of one iteration,
-// so that its steps split, 16 times after the first few, and try a
-// coarser split now and then (as AStepWhoseProjectionFailsSplits).
+// saved with it. The stretched chain's steps split, 16 times after the
+// first few, and try a coarser split now and then.
 TEST(DirectSolver, SplitStepsAreDeterministicAndRestore) {
   for (const int threads : {1, 2}) {
-    auto chain = [&] {
-      WorldSettings s = with_preset(Preset::exact);
-      s.projection_max_iterations = 1;
-      s.threads = threads;
-      World w = test::make_world(s);
-      BodyId prev{};
-      for (int i = 1; i <= 20; ++i) {
-        const BodyId p = w.add_body(particle(Vec3(0.12 * i, 0, 0), 1.0)).value();
-        w.add_constraint(DistanceDef{.a = prev, .b = p, .length = 0.1}).value();
-        prev = p;
-      }
-      return w;
-    };
-    World a = chain(), b = chain();
+    World a = stretched_chain(threads), b = stretched_chain(threads);
     int split = 0;
     for (int i = 0; i < 12; ++i) {
       split += a.step().substeps > 1;
