@@ -113,8 +113,8 @@ Status validate(const WorldSettings& s) {
   if (!s.gravity.allFinite()) return invalid_argument("gravity", "must be finite");
   if (s.dimension == 2 && s.gravity.z() != 0.0) return invalid_argument("gravity", "z must be 0 in a 2D world");
   if (!(std::isfinite(s.dt) && s.dt > 0.0)) return invalid_argument("dt", "must be > 0 s, got " + std::to_string(s.dt));
-  if (s.substeps < 1 || s.substeps > 1000)
-    return invalid_argument("substeps", "must be 1 to 1000, got " + std::to_string(s.substeps));
+  if (s.substeps < 1 || s.substeps > kMaxSubsteps)
+    return invalid_argument("substeps", "must be 1 to " + std::to_string(kMaxSubsteps) + ", got " + std::to_string(s.substeps));
   if (!(std::isfinite(s.feedback_stiffness) && s.feedback_stiffness >= 0.0))
     return invalid_argument("feedback_stiffness", "must be ≥ 0 1/s², got " + std::to_string(s.feedback_stiffness));
   if (!(std::isfinite(s.feedback_damping) && s.feedback_damping >= 0.0))

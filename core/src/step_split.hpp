@@ -16,11 +16,19 @@
 
 #include <algorithm>
 
+#include "linkage/settings.hpp"
+
 namespace linkage {
 
 struct StepSplit {
-  // A step splits at most this many times: up to 2^kMaxLevel × substeps.
+  // A step splits at most this many times: up to 2^kMaxLevel × substeps,
+  // and never into more than kMaxSubsteps (max_level).
   static constexpr int kMaxLevel = 4;
+  static int max_level(int substeps) {
+    int level = 0;
+    while (level < kMaxLevel && (substeps << (level + 1)) <= kMaxSubsteps) ++level;
+    return level;
+  }
   // An attempt that may still split stops its projections at half their
   // cap: one that has not converged by then is judged to fail. Projections
   // that converge slowly are not split: chain_1000's take up to 52
@@ -36,9 +44,10 @@ struct StepSplit {
   int next_rest = 1;
 
   // The level this step tries first, or −1: no splitting (at rest).
-  int first_level() const {
-    if (rest > 0) return -1;
-    return level > 0 && calm >= wait ? level - 1 : level;
+  int first_level(int substeps) const {
+    if (rest > 0 || max_level(substeps) == 0) return -1;
+    const int at = std::min(level, max_level(substeps));
+    return at > 0 && calm >= wait ? at - 1 : at;
   }
   // The step, tried from `first` (first_level()), held at `held`.
   void held_at(int first, int held) {

@@ -337,7 +337,7 @@ void split_step(const WorldModel& m, WorldData& d, Workspace& ws, int first, Run
     }
     start.restore(m, d, ws);
     // Out of its work budget, another attempt would stop at once.
-    if (level == StepSplit::kMaxLevel || over_work_budget(ws)) break;
+    if (level == StepSplit::max_level(m.settings.substeps) || over_work_budget(ws)) break;
   }
   run(m.settings.substeps);
   ws.split.none_held();
@@ -419,7 +419,7 @@ const StepDiagnostics& World::step() {
     }
     ws.step_substeps = substeps;
   };
-  const int first = velocity_solve_predicts(m.settings) ? ws.split.first_level() : -1;
+  const int first = velocity_solve_predicts(m.settings) ? ws.split.first_level(m.settings.substeps) : -1;
   if (first < 0) {
     if (velocity_solve_predicts(m.settings)) ws.split.rested();
     run(m.settings.substeps);

@@ -49,11 +49,15 @@ enum class Projection {
   nearest,
 };
 
+// The most substeps a step may run: the most a world may be set to, and the
+// most a split step takes (the exact family's, README "A step that splits").
+inline constexpr int kMaxSubsteps = 1000;
+
 struct WorldSettings {
   int dimension = 2;                     // 2 or 3; fixed once the world holds bodies
   Vec3 gravity = Vec3(0.0, -9.81, 0.0);  // m/s²
   double dt = 1.0 / 60.0;                // s, one step
-  int substeps = 1;                      // solver steps per step, each dt / substeps
+  int substeps = 1;                      // solver steps per step, each dt / substeps (1 to kMaxSubsteps)
   Integrator integrator = Integrator::rk4;
   LinearSolver solver = LinearSolver::ldlt;
   // Drift feedback: J W Jᵀ λ = −(J̇q̇ + J W Q_a + c_tt + k_s C + k_d Ċ). The
