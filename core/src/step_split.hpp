@@ -51,12 +51,8 @@ struct StepSplit {
   }
   // The step, tried from `first` (first_level()), held at `held`.
   void held_at(int first, int held) {
-    if (first < level) {  // one level coarser was tried
-      if (held == first) {
-        wait = kFirstWait;
-      } else {
-        wait = std::min(2 * wait, kMaxWait);
-      }
+    if (first < level) {  // one level coarser was tried: it held, or the wait doubles
+      wait = held == first ? kFirstWait : std::min(2 * wait, kMaxWait);
       level = held;
       calm = 0;
     } else if (held > level) {

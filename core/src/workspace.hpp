@@ -134,7 +134,6 @@ struct Workspace {
   // position projections here; 0: at the settings' cap.
   int projection_cap = 0;
   StepSplit split;
-  int step_substeps = 1;  // the substeps the step ran (more than the settings' where it split)
   // Position projection's first try at reuse (PCG from the factorization
   // the step's velocity solve left), once it failed: the projections still
   // to factor at once, and how many the next failure skips.

@@ -368,7 +368,7 @@ void expire_forces(WorldParts& p) {
 }
 
 // What the solvers did, into the diagnostics measure() filled.
-void report(const WorldModel& m, WorldData& d, Workspace& ws, double seconds) {
+void report(const WorldModel& m, WorldData& d, Workspace& ws, int substeps, double seconds) {
   StepDiagnostics& out = d.diagnostics;
   out.solver_iterations = ws.iterations;
   out.solver_residual = ws.residual;
@@ -380,7 +380,7 @@ void report(const WorldModel& m, WorldData& d, Workspace& ws, double seconds) {
   out.factorizations = ws.direct.factorizations;
   out.solves = ws.direct.solves;
   out.pcg_iterations = ws.direct.pcg_iterations;
-  out.substeps = ws.step_substeps;
+  out.substeps = substeps;
   out.solver_path = ws.direct.solves > 0                                   ? ws.direct.path()
                     : m.settings.dynamics == Dynamics::sequential_impulses ? SolverPath::sequential
                     : ws.iterations > 0                                    ? SolverPath::iterative
@@ -409,6 +409,7 @@ const StepDiagnostics& World::step() {
   ws.threads.wake(m.settings.threads);
   begin_step(m, d, ws);
   const bool has_unilateral = ws.force_layout.ropes;  // begin_step made the layout
+  int ran = 0;  // the substeps of the attempt that completed the step
   auto run = [&](int substeps) {
     const double h = m.settings.dt / substeps;
     const AccelerationFn accel = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& a,
@@ -417,11 +418,12 @@ const StepDiagnostics& World::step() {
       substep(m, d, ws, h, accel, has_unilateral);
       if (ws.projection_cap > 0 && ws.projection_capped) return;  // a failed attempt, taken again split
     }
-    ws.step_substeps = substeps;
+    ran = substeps;
   };
-  const int first = velocity_solve_predicts(m.settings) ? ws.split.first_level(m.settings.substeps) : -1;
+  const bool may_split = velocity_solve_predicts(m.settings);
+  const int first = may_split ? ws.split.first_level(m.settings.substeps) : -1;
   if (first < 0) {
-    if (velocity_solve_predicts(m.settings)) ws.split.rested();
+    if (may_split) ws.split.rested();
     run(m.settings.substeps);
   } else {
     split_step(m, d, ws, first, run);
@@ -436,7 +438,7 @@ const StepDiagnostics& World::step() {
     const StageClock::Scope stage(ws.clock, Stage::measure);
     measure(*p_->model, d, ws, d.diagnostics);
   }
-  report(*p_->model, d, ws, ws.clock.stop());
+  report(*p_->model, d, ws, ran, ws.clock.stop());
   return d.diagnostics;
 }
 

@@ -79,7 +79,7 @@ struct StepDiagnostics {
   int solves = 0;
   int pcg_iterations = 0;
   SolverPath solver_path = SolverPath::none;
-  // Substeps the step ran: the settings' substeps, or 2 or 4 times as many
+  // Substeps the step ran: the settings' substeps, or 2 to 16 times as many
   // where the exact family split a step whose projection did not converge
   // (README, "A step that splits").
   int substeps = 1;
