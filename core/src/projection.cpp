@@ -48,10 +48,13 @@ void hold_for_positions(const WorldModel& m, Workspace& ws, const BlockJacobian&
   }
 }
 
-// Row i's error: C, but a contact apart (C < 0) is not in error. Its row
-// may only push, so a Newton step leaves it free to open further.
+// Row i's error: C, but a one-sided row on its free side (C < 0: a contact
+// apart, a slack rope) is not in error. Its multiplier is bounded to one
+// sign, so no Newton step can take it back to C = 0 (a rope cannot push):
+// counted, a rope that a step's correction left slack held the projection
+// at its cap, and a capped step that went nowhere was undone.
 double row_error(const Workspace& ws, int i) {
-  return ws.contact_row[static_cast<std::size_t>(i)] == ContactRows::normal ? std::max(ws.C[i], 0.0) : ws.C[i];
+  return ws.unilateral_row[static_cast<std::size_t>(i)] ? std::max(ws.C[i], 0.0) : ws.C[i];
 }
 
 // max |C| over the rows projection holds.
@@ -64,18 +67,45 @@ double worst_error(const Workspace& ws) {
 }
 
 // A bound of worst_error before any row is held: every row but those no
-// projection holds whatever J is (velocity rows, soft rows, one-sided rows
-// slack by more than `tolerance`, as hold_for_positions would). The rows
+// projection holds whatever J is (velocity rows, soft rows; a slack
+// one-sided row's error is 0 either way). The rows
 // prepare_system would hold besides (they touch nothing movable) can only
 // lower it, so a bound under the tolerance passes the check without
 // forming diag(J W Jᵀ): most steps end on the manifold.
-double error_bound(const WorldModel& m, Workspace& ws, double tolerance) {
+double error_bound(const WorldModel& m, Workspace& ws) {
   return chunked_max(parallel(m, ws), static_cast<int>(ws.C.size()), [&](int i) {
     const auto row = static_cast<std::size_t>(i);
     if (ws.velocity_row[row] || ws.soft_omega[i] != 0.0) return 0.0;
-    const bool slack = ws.unilateral_row[row] && ws.contact_row[row] != ContactRows::normal && ws.C[i] < -tolerance;
-    return slack ? 0.0 : std::abs(row_error(ws, i));
+    return std::abs(row_error(ws, i));
   });
+}
+
+// The one-sided rows position projection holds because they are slack (a
+// rope short of its length: hold_slack_rows), to watch: a correction may
+// draw one taut.
+std::vector<int> slack_held_rows(const Workspace& ws, double tolerance) {
+  std::vector<int> rows;
+  for (std::size_t i = 0; i < ws.held.size(); ++i) {
+    const int r = static_cast<int>(i);
+    if (ws.held[i] && ws.unilateral_row[i] && !ws.velocity_row[i] && ws.soft_omega[r] == 0.0 && ws.diag[r] > 0.0 &&
+        ws.C[r] < -tolerance)
+      rows.push_back(r);
+  }
+  return rows;
+}
+
+// Lets the slack rows a correction drew taut (C ≥ −tolerance) into the
+// solve, where their bound keeps them from pushing; none is held again, so
+// the set cannot cycle. Held, a rope a mechanism's correction pulled taut
+// stayed stretched by millimetres, counted nowhere. Returns whether any
+// was let in.
+bool release_taut_rows(const Workspace& ws, std::vector<int>& slack, std::vector<char>& held, double tolerance) {
+  const auto taut = [&](int r) { return ws.C[r] >= -tolerance; };
+  const auto first = std::remove_if(slack.begin(), slack.end(), taut);
+  if (first == slack.end()) return false;
+  for (auto it = first; it != slack.end(); ++it) held[static_cast<std::size_t>(*it)] = 0;
+  slack.erase(first, slack.end());
+  return true;
 }
 
 double error_norm(const Workspace& ws, const std::vector<char>& held) {
@@ -195,7 +225,7 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
     hold_for_positions(m, ws, ws.step_J);
   } else {
     evaluate_rows(m, d, ws, t, d.q, d.v);
-    out.error = error_bound(m, ws, s.projection_tolerance);
+    out.error = error_bound(m, ws);
     if (out.error < s.projection_tolerance) {
       for (int i = 0; i < ws.C.size(); ++i)
         if (ws.velocity_row[static_cast<std::size_t>(i)]) ws.C[i] = 0.0;  // the motors' target, as held below
@@ -205,7 +235,8 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
   }
   out.error = out.start = worst_error(ws);
   if (out.error < s.projection_tolerance) return out;
-  const std::vector<char> held = ws.held;
+  std::vector<char> held = ws.held;
+  std::vector<int> slack = slack_held_rows(ws, s.projection_tolerance);
   double norm = error_norm(ws, held);
   const double initial = norm;
   bool newton = !shake;
@@ -289,6 +320,7 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
     forcing = std::clamp(0.9 * (trial / norm) * (trial / norm), s.solver_tolerance, kMaxForcing);
     if (newton) stall.record(norm, trial, ws.step_rank_deficiency);
     norm = trial;
+    if (release_taut_rows(ws, slack, held, s.projection_tolerance)) norm = position_norm(ws, held);
     ws.held = held;
     out.error = worst_error(ws);
     best.see(out.iterations, out.error, d, ws, moved.data());
@@ -305,7 +337,7 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
 bool settle_onto_constraints(const WorldModel& m, WorldData& d, Workspace& ws, double t, double h) {
   const WorldSettings& s = m.settings;
   if (!velocity_solve_predicts(s) || d.diagnostics.projection_capped || ws.projection_capped) return false;
-  if (error_bound(m, ws, s.projection_tolerance) < s.projection_tolerance) return false;
+  if (error_bound(m, ws) < s.projection_tolerance) return false;
   // The velocities, forces and contact impulses as they were: only q moves.
   ProjectionPoint before;
   before.take(0.0, d, ws, nullptr);

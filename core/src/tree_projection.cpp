@@ -157,6 +157,7 @@ void analyse(const WorldModel& m, TreeProjection& tp) {
   for (std::vector<double>* v : {&tp.C, &tp.lo, &tp.hi, &tp.diag, &tp.y, &tp.rhs}) v->assign(static_cast<std::size_t>(row), 0.0);
   tp.held.assign(static_cast<std::size_t>(row), 1);
   tp.velocity.assign(static_cast<std::size_t>(row), 0);
+  tp.slack.assign(static_cast<std::size_t>(row), 0);
   tp.in_tree.assign(static_cast<std::size_t>(row), 0);
   for (const TreeProjection::Node& n : tp.nodes) std::fill_n(tp.in_tree.begin() + n.row, n.rows, 1);
   tp.factored = false;
@@ -370,7 +371,7 @@ std::pair<double, double> evaluate_first_rods(const WorldModel& m, const Workspa
   const double* w = ws.w.data();
   const double* J = tp.J.data();
   double worst = 0.0, sum = 0.0;
-  tp.bounded = false;
+  tp.bounded = tp.any_slack = false;
   for (const TreeProjection::Rod& n : tp.rods) {
     const auto row = static_cast<std::size_t>(n.row);
     double diag = 0.0;
@@ -384,8 +385,11 @@ std::pair<double, double> evaluate_first_rods(const WorldModel& m, const Workspa
     tp.hi[row] = n.rope ? 0.0 : inf;
     tp.diag[row] = diag;
     tp.velocity[row] = 0;
-    const bool held = !(diag > 0.0) || (n.rope && c < -m.settings.projection_tolerance);
+    const bool slack = diag > 0.0 && n.rope && c < -m.settings.projection_tolerance;
+    const bool held = !(diag > 0.0) || slack;
     tp.held[row] = held;
+    tp.slack[row] = slack;
+    tp.any_slack = tp.any_slack || slack;
     tp.bounded = tp.bounded || (!held && n.rope);
     tp.rhs[row] = held ? 0.0 : -c;
     if (held) continue;  // as errors
@@ -414,7 +418,7 @@ std::pair<double, double> evaluate(const WorldModel& m, const WorldData& d, cons
     }
   }
   const double* w = ws.w.data();
-  if (first) tp.bounded = false;
+  if (first) tp.bounded = tp.any_slack = false;
   for (const TreeProjection::Node& n : tp.nodes) {
     NodeRows rows;
     if (n.rod) {
@@ -443,6 +447,8 @@ std::pair<double, double> evaluate(const WorldModel& m, const WorldData& d, cons
       const bool slack = rows.unilateral && rows.C[r] < -m.settings.projection_tolerance;
       const bool free_motor = rows.velocity && row < ws.motor_free.size() && ws.motor_free[row];
       tp.held[row] = !(diag > 0.0) || slack || free_motor;
+      tp.slack[row] = diag > 0.0 && slack;
+      tp.any_slack = tp.any_slack || tp.slack[row];
       tp.bounded = tp.bounded || (!tp.held[row] && (std::isfinite(rows.lo[r]) || std::isfinite(rows.hi[r])));
       tp.rhs[row] = tp.held[row] ? 0.0 : -tp.C[row];
     }
@@ -477,6 +483,14 @@ bool solve(Workspace& ws, TreeProjection& tp, bool strict, SolveStats& stats) {
   for (std::size_t i = 0; i < nr; ++i)
     if (!tp.held[i] && std::clamp(tp.y[i], tp.lo[i], tp.hi[i]) != tp.y[i]) return false;
   return true;
+}
+
+// Whether a correction drew a rope held slack taut (C ≥ −tolerance): it
+// must join the solve, as the general path lets it (release_taut_rows).
+bool drawn_taut(const TreeProjection& tp, double tolerance) {
+  for (std::size_t i = 0; i < tp.slack.size(); ++i)
+    if (tp.slack[i] && tp.C[i] >= -tolerance) return true;
+  return false;
 }
 
 // What the tree path changes before its last iteration, kept where a bound
@@ -806,7 +820,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
   }
   const double initial = norm;
   Saved saved;
-  if (tp.bounded) saved.take(d, ws);
+  if (tp.bounded || tp.any_slack) saved.take(d, ws);
   const int dof = d.dof();
   tp.dq.assign(static_cast<std::size_t>(dof), 0.0);
   tp.moved.assign(static_cast<std::size_t>(dof), 0.0);
@@ -818,7 +832,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
   // On more than one thread a sweep model whose fronts split goes in parts
   // (iterate_in_parts); no bound binds there.
   const Parallel threads = parallel(m, ws);
-  bool in_parts = tp.sweep && !tp.bounded && tp.elimination.plan_parts(threads.count);
+  bool in_parts = tp.sweep && !tp.bounded && !tp.any_slack && tp.elimination.plan_parts(threads.count);
   const int parts = tp.elimination.parts();
   if (in_parts && std::abs(tp.parts_for) != parts) tp.parts_for = schedule_parts(tp, dof) ? parts : -parts;
   in_parts = in_parts && tp.parts_for == parts;
@@ -884,6 +898,10 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
       ahead = 0.0;  // the parts factored ahead at the full step
       for (int i = 0; i < dof; ++i) tp.moved[static_cast<std::size_t>(i)] += (alpha - 1.0) * tp.dq[static_cast<std::size_t>(i)];
       add_forces(d, ws, tp, (alpha - 1.0) * force, nullptr);
+    }
+    if (tp.any_slack && drawn_taut(tp, s.projection_tolerance)) {
+      saved.restore(d, ws);
+      return false;
     }
     stall.record(norm, trial, ws.step_rank_deficiency);
     norm = trial;

@@ -6,8 +6,8 @@
 // block Jacobian and no generic factorization plan in between. Same
 // iterations, line search, held rows, λ and reactions as the general path
 // (projection.cpp). A bounded row (a rope, a motor's force) whose bound
-// binds hands the projection to the general path's active set, from its
-// start, as the tree path found it.
+// binds, or a slack rope a correction draws taut, hands the projection to
+// the general path's active set, from its start, as the tree path found it.
 
 #include <cstdint>
 #include <utility>
@@ -68,6 +68,7 @@ struct TreeProjection {
   std::uint64_t model = ~0ull;  // the model version analysed
   bool applies = false;         // every component is a tree of small fronts
   bool bounded = false;         // some row of the projection under way has a bound on λ
+  bool any_slack = false;       // some rope of the projection under way is held slack (`slack`)
   bool rigid = false;           // some body turns (its cos, sin are worked out once an evaluation)
   bool rods_only = false;       // every constraint of the model is a rod or a rope node
   bool particle_rods = false;   // every node is a rod or a rope between particles and the world
@@ -107,6 +108,7 @@ struct TreeProjection {
   // rows.
   std::vector<double> J, C, lo, hi, diag, y, rhs;
   std::vector<char> held, velocity;
+  std::vector<char> slack;  // per row: a rope held because it began the projection slack
   std::vector<double> dq, start, moved;  // the last step, where a cut one began (made for the cut), their sum
   std::vector<std::pair<double, double>> rotation;
   std::vector<char> in_tree;  // per row: a node's (the other rows must be held for the tree to solve)

@@ -4,7 +4,7 @@
 // velocity solve and RATTLE, agree (q, v to 1e-10, λ to 1e-8 of the
 // largest) on a chain of particles, a branching tree of rigid bodies with
 // pins, welds and fixed bodies, 3D particles, a chain with a motor and a
-// rope, and a rope whose bound holds. A graph with a loop is left to the
+// rope, a rope whose bound holds and a slack rope drawn taut. A graph with a loop is left to the
 // general path. And the tree elimination alone against a dense solve.
 #include <gtest/gtest.h>
 
@@ -377,9 +377,10 @@ TEST(TreeProjection, AgreesOnAChainWithAMotorAndARope) {
 // particle back towards the rope's anchor: the rod's correction slackens
 // the rope, which would have to push (λ > 0) to stay taut; its bound
 // (λ ≤ 0) holds it at 0 instead: the tree path gives the projection to the
-// general path's active set as it found it. The rope was taut when the
-// projection began, so its slack counts as error to the end (the general
-// path's rule): both stop at the cap.
+// general path's active set as it found it. A slack rope is in no error
+// (C < 0 is its free side), though it was taut when the projection began:
+// both converge (they stopped at the cap, counting the slack as error,
+// before 2026-11-29).
 TEST(TreeProjection, AgreesWhereARopesBoundHolds) {
   Scene s(2);
   s.m.settings.projection_max_iterations = 6;
@@ -387,9 +388,32 @@ TEST(TreeProjection, AgreesWhereARopesBoundHolds) {
   const int p2 = s.body(BodyKind::particle, Vec3(0.5, 0.01, 0));
   const int rope = s.add(RopeDef{}, -1, p1);
   s.add(DistanceDef{.length = 0.45}, p1, p2);
-  const std::vector<ConstraintState> c = expect_paths_agree(s, false, true);
+  const std::vector<ConstraintState> c = expect_paths_agree(s, true, true);
   EXPECT_EQ(c[static_cast<std::size_t>(rope)].lambda[0], 0.0);
   EXPECT_NE(c[1].lambda[0], 0.0);
+}
+
+// A rope from the world slack by 5 cm at the projection's start, and a
+// stretched rod from the world whose correction alone would carry the
+// particle 4.8 cm past the rope's length: the rope, held as slack, is let
+// into the solve once it is drawn taut (the tree path hands over to the
+// general path's active set): both converge with the rope at its length
+// and pulling. Held to the end, it stayed stretched 4.8 cm in a projection
+// said to have converged (before 2026-11-29).
+TEST(TreeProjection, ARopeACorrectionDrawsTautIsHeldToItsLength) {
+  Scene s(2);
+  const int p = s.body(BodyKind::particle, Vec3(0.95, 0, 0));
+  const int rope = s.add(RopeDef{.max_length = 1.0}, -1, p);
+  const int rod = s.add(DistanceDef{.anchor_a = Vec3(2.0, 0.8, 0), .length = 1.2}, -1, p);
+  const std::vector<ConstraintState> c = expect_paths_agree(s, true, true);
+  EXPECT_LT(c[static_cast<std::size_t>(rope)].lambda[0], 0.0);
+  EXPECT_NE(c[static_cast<std::size_t>(rod)].lambda[0], 0.0);
+  for (bool tree : {false, true}) {
+    const Outcome o = project(s, tree);
+    const Eigen::Vector2d at = o.q.segment<2>(s.m.bodies[static_cast<std::size_t>(p)].offset);
+    EXPECT_NEAR(at.norm(), 1.0, 1e-10) << (tree ? "tree" : "general");
+    EXPECT_NEAR((at - Eigen::Vector2d(2.0, 0.8)).norm(), 1.2, 1e-10) << (tree ? "tree" : "general");
+  }
 }
 
 // A particle held by two rods from the world, nearly in line and each a
