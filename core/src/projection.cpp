@@ -100,8 +100,7 @@ std::vector<int> slack_held_rows(const Workspace& ws, double tolerance) {
 // stayed stretched by millimetres, counted nowhere. Returns whether any
 // was let in.
 bool release_taut_rows(const Workspace& ws, std::vector<int>& slack, std::vector<char>& held, double tolerance) {
-  const auto taut = [&](int r) { return ws.C[r] >= -tolerance; };
-  const auto first = std::remove_if(slack.begin(), slack.end(), taut);
+  const auto first = std::partition(slack.begin(), slack.end(), [&](int r) { return ws.C[r] < -tolerance; });
   if (first == slack.end()) return false;
   for (auto it = first; it != slack.end(); ++it) held[static_cast<std::size_t>(*it)] = 0;
   slack.erase(first, slack.end());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "scenes.hpp"
 
@@ -116,4 +117,32 @@ TEST(Rope, AMechanismsRopeThatGoesSlackAndTautStaysExact) {
   }
   EXPECT_GT(taut, 30);
   EXPECT_GT(slack, 30);
+}
+
+// Forty particles on a chain of ropes between two pins 2 m apart, 3.1 m of
+// rope, started in line (every rope slack): they fall, and rope after rope
+// is drawn taut within the step's projection. At the exact preset every
+// step converges and holds every rope, on the tree path (the chain, which
+// hands such a projection to the general path) and on the general path
+// (ropes across every fifth particle close loops). Before 2026-11-29 a rope
+// drawn taut stayed out of the projection, stretched: the chain ended 4 of
+// 600 steps with errors up to 1.3 mm, the loops 96 (186 capped).
+TEST(Rope, AChainOfSlackRopesFallsTautAndStaysExact) {
+  for (bool loops : {false, true}) {
+    World w = test::make_world(with_preset(Preset::exact));
+    constexpr int n = 40;
+    std::vector<BodyId> p;
+    for (int i = 0; i < n; ++i)
+      p.push_back(w.add_body({.position = Vec3(2.0 * i / (n - 1), 0.02 * std::sin(i), 0), .mass = 0.1}).value());
+    w.add_constraint(PinDef{.b = p.front()}).value();
+    w.add_constraint(PinDef{.b = p.back(), .anchor_a = Vec3(2.0, 0, 0)}).value();
+    for (int i = 0; i + 1 < n; ++i) w.add_constraint(RopeDef{.a = p[i], .b = p[i + 1], .max_length = 0.08}).value();
+    for (int i = 0; loops && i + 5 < n; i += 5) w.add_constraint(RopeDef{.a = p[i], .b = p[i + 5], .max_length = 0.3}).value();
+    for (int i = 0; i < 600; ++i) {
+      const StepDiagnostics& d = w.step();
+      ASSERT_FALSE(d.projection_capped) << (loops ? "loops" : "chain") << ", step " << i;
+      ASSERT_LT(d.max_error, 1e-9) << (loops ? "loops" : "chain") << ", step " << i;
+    }
+    EXPECT_EQ(w.diagnostics().solver_path, loops ? SolverPath::graph : SolverPath::tree);
+  }
 }
