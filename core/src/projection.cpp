@@ -81,14 +81,14 @@ double error_bound(const WorldModel& m, Workspace& ws) {
 }
 
 // The one-sided rows position projection holds because they are slack (a
-// rope short of its length: hold_slack_rows), to watch: a correction may
-// draw one taut.
+// rope short of its length: hold_slack_rows; a contact apart is never
+// held), to watch: a correction may draw one taut.
 std::vector<int> slack_held_rows(const Workspace& ws, double tolerance) {
   std::vector<int> rows;
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     const int r = static_cast<int>(i);
-    if (ws.held[i] && ws.unilateral_row[i] && !ws.velocity_row[i] && ws.soft_omega[r] == 0.0 && ws.diag[r] > 0.0 &&
-        ws.C[r] < -tolerance)
+    if (ws.held[i] && ws.unilateral_row[i] && ws.contact_row[i] == ContactRows::none && !ws.velocity_row[i] &&
+        ws.soft_omega[r] == 0.0 && ws.diag[r] > 0.0 && ws.C[r] < -tolerance)
       rows.push_back(r);
   }
   return rows;
