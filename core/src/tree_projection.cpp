@@ -480,6 +480,7 @@ bool solve(Workspace& ws, TreeProjection& tp, bool strict, SolveStats& stats) {
   tp.elimination.back_substitute(tp.y.data());
   count_solve(ws, tp, stats);
   if (!tp.bounded) return true;
+  if (tp.elimination.dependent_rows() > 0) return false;  // as solve_on_tree
   for (std::size_t i = 0; i < nr; ++i)
     if (!tp.held[i] && std::clamp(tp.y[i], tp.lo[i], tp.hi[i]) != tp.y[i]) return false;
   return true;

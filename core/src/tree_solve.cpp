@@ -124,6 +124,10 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, SolveStats& stats) {
     tp.factored_w = ws.w_model;
     tp.factored_held = ws.held;
   }
+  // A bounded row beside a dependent one (a motor of bounded torque against
+  // a lock): which of them the elimination took out is the general path's
+  // to choose (SolveRequest::yielding).
+  if (bounded && tp.elimination.dependent_rows() > 0) return false;
   for (std::size_t i = 0; bounded && i < nr; ++i) {
     const int r = static_cast<int>(i);
     if (!ws.held[i] && std::clamp(tp.y[i], ws.lo[r], ws.hi[r]) != tp.y[i]) return false;

@@ -88,7 +88,41 @@ void DirectSolver::remember(const SystemView& k) {
   factored_held_ = k.held;
 }
 
-void DirectSolver::factor(const SystemView& k, bool strict) {
+void DirectSolver::take_out_yielding(const SystemView& k, const std::vector<char>& yielding, double pivot, int& made) {
+  std::vector<int> rows;
+  for (std::size_t i = 0; i < yielding.size(); ++i)
+    if (yielding[i] && !k.is_held(static_cast<int>(i))) rows.push_back(static_cast<int>(i));
+  if (rows.empty()) return;
+  std::vector<char> without = k.held.empty() ? std::vector<char>(static_cast<std::size_t>(k.J.rows()), 0) : k.held;
+  for (int r : rows) without[static_cast<std::size_t>(r)] = 1;
+  const SystemView others{k.J, k.w, k.reg, without, k.parallel};
+  for (int round = 0;; ++round) {
+    ldlt_.factor(kept(others), parallel_, pivot);
+    ++factorizations;
+    ++made;
+    if (ldlt_.dependent_rows().empty() || round == kRedundancyRounds) break;
+    for (int r : ldlt_.dependent_rows()) removed_[static_cast<std::size_t>(r)] = 1;
+    held_valid_ = false;
+    ldlt_.analyse(k.J, removed_);
+  }
+  // A row is dependent where its pivot would vanish against its diagonal:
+  // the pivot is its squared W-distance from the span of the rows before.
+  const double within = std::sqrt(pivot);
+  bool any = false;
+  Eigen::VectorXd rho = Eigen::VectorXd::Zero(k.J.rows());
+  for (int r : rows) {
+    rho[r] = 1.0;
+    if (span_distance(others, rho) <= within) {
+      removed_[static_cast<std::size_t>(r)] = 1;
+      any = true;
+    }
+    rho[r] = 0.0;
+  }
+  held_valid_ = false;
+  if (any) ldlt_.analyse(k.J, removed_);
+}
+
+void DirectSolver::factor(const SystemView& k, bool strict, const std::vector<char>* yielding) {
   const double pivot = MultifrontalLdlt::dependent_pivot(strict);
   strict_ = strict;
   if (recheck_ && std::find(removed_.begin(), removed_.end(), 1) != removed_.end()) {
@@ -96,9 +130,11 @@ void DirectSolver::factor(const SystemView& k, bool strict) {
     held_valid_ = false;
     ldlt_.analyse(k.J, removed_);
   }
+  int made = 0;
+  if (recheck_ && yielding) take_out_yielding(k, *yielding, pivot, made);
   ldlt_.factor(kept(k), parallel_, pivot);
   ++factorizations;
-  int made = 1;
+  ++made;
   if (recheck_) {
     // Take the dependent rows out and analyse without them: the fill they
     // would cause goes with them.
@@ -294,11 +330,30 @@ std::optional<SolveStats> DirectSolver::reuse(const SystemView& k, const Eigen::
   return std::nullopt;  // not converged: refactor
 }
 
+double DirectSolver::span_distance(const SystemView& k, const Eigen::VectorXd& rho) {
+  // g is in the span of the kept rows iff its W-weighted projection onto
+  // them leaves nothing: K_kept μ = J_kept W g, e = g − J_keptᵀ μ.
+  const int n = k.J.rows();
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(k.J.cols());
+  k.J.add_transpose_product(rho, g, k.parallel);
+  const double norm_g = std::sqrt(g.dot(k.w.cwiseProduct(g)));
+  if (norm_g == 0.0) return 0.0;
+  Eigen::VectorXd mu;
+  k.J.multiply(k.w.cwiseProduct(g), mu, k.parallel);
+  const SystemView kk = kept(k);
+  for (int i = 0; i < n; ++i)
+    if (kk.is_held(i)) mu[i] = 0.0;
+  ldlt_.solve(mu, parallel_);
+  Eigen::VectorXd e = g;
+  Eigen::VectorXd back = Eigen::VectorXd::Zero(k.J.cols());
+  k.J.add_transpose_product(mu, back, k.parallel);
+  e -= back;
+  return std::sqrt(e.dot(k.w.cwiseProduct(e))) / norm_g;
+}
+
 bool DirectSolver::still_dependent(const SystemView& k) {
   // g = Σ ρ_i J_i over the removed rows, with fixed pseudo-random weights ρ
-  // (a combination of them all, tested at once). g is in the span of the
-  // kept rows iff its W-weighted projection onto them leaves nothing:
-  // K_kept μ = J_kept W gᵀ, e = g − J_keptᵀ μ, |e|_W ≤ ε |g|_W.
+  // (a combination of them all, tested at once).
   const int n = k.J.rows();
   Eigen::VectorXd rho = Eigen::VectorXd::Zero(n);
   std::uint64_t state = 0x9e3779b97f4a7c15ull;
@@ -307,20 +362,7 @@ bool DirectSolver::still_dependent(const SystemView& k) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     rho[i] = 0.5 + static_cast<double>(state >> 11) * 0x1.0p-53;  // in [0.5, 1.5)
   }
-  Eigen::VectorXd g = Eigen::VectorXd::Zero(k.J.cols());
-  k.J.add_transpose_product(rho, g, k.parallel);
-  const double norm_g = std::sqrt(g.dot(k.w.cwiseProduct(g)));
-  if (norm_g == 0.0) return true;
-  Eigen::VectorXd mu;
-  k.J.multiply(k.w.cwiseProduct(g), mu, k.parallel);
-  for (int i = 0; i < n; ++i)
-    if (held_[static_cast<std::size_t>(i)]) mu[i] = 0.0;
-  ldlt_.solve(mu, parallel_);
-  Eigen::VectorXd e = g;
-  Eigen::VectorXd back = Eigen::VectorXd::Zero(k.J.cols());
-  k.J.add_transpose_product(mu, back, k.parallel);
-  e -= back;
-  return std::sqrt(e.dot(k.w.cwiseProduct(e))) <= kStillDependent * norm_g;
+  return span_distance(k, rho) <= kStillDependent;
 }
 
 SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Eigen::VectorXd& lambda,
@@ -358,7 +400,7 @@ SolveStats DirectSolver::solve(const SystemView& k, const Eigen::VectorXd& r, Ei
         return *reused;
       }
     }
-    factor(k, how.strict);
+    factor(k, how.strict, how.yielding);
     fresh = true;
     stats.w_jt_lambda = false;
   }
