@@ -705,21 +705,20 @@ bool has_bounds(const WorldModel& m, const Workspace& ws) {
   return false;
 }
 
-// The motors of bounded torque (a model's velocity rows with a finite
-// bound; friction rows are velocity rows too, but a contact's), for the
-// direct solver to take out first where rows depend on one another; null
-// where there are none.
-const std::vector<char>* yielding_rows(Workspace& ws) {
-  const std::size_t n = ws.velocity_row.size();
-  ws.yielding.assign(n, 0);
-  bool any = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    const int r = static_cast<int>(i);
-    const bool motor = ws.velocity_row[i] && ws.contact_row[i] == ContactRows::none;
-    ws.yielding[i] = motor && (std::isfinite(ws.lo[r]) || std::isfinite(ws.hi[r]));
-    any = any || ws.yielding[i];
+// The model's motors (its velocity rows; friction rows are velocity rows
+// too, but a contact's), for the direct solver to take out first where
+// rows depend on one another; null where there are none. Made once a model
+// version; contact rows never yield.
+const std::vector<char>* yielding_rows(const WorldModel& m, Workspace& ws) {
+  if (ws.yielding_model != m.model_version) {
+    ws.yielding_model = m.model_version;
+    const int model = model_rows(m, ws);
+    ws.yielding.assign(ws.velocity_row.begin(), ws.velocity_row.begin() + model);
+    ws.any_yielding = std::find(ws.yielding.begin(), ws.yielding.end(), 1) != ws.yielding.end();
   }
-  return any ? &ws.yielding : nullptr;
+  if (!ws.any_yielding) return nullptr;
+  ws.yielding.resize(ws.velocity_row.size(), 0);
+  return &ws.yielding;
 }
 
 // The free rows' solve, with bounded rows met by projection (Gauss–Seidel)
@@ -742,8 +741,8 @@ SolveStats solve_free_rows(const WorldModel& m, Workspace& ws, const SystemView&
   if (bounded) {
     inner.tolerance = std::min(how.tolerance, s.solver_tolerance);
     inner.w_jt_lambda = nullptr;  // λ gathers several solves' and the clamped rows'
-    inner.yielding = yielding_rows(ws);
   }
+  inner.yielding = yielding_rows(m, ws);
   auto solve_free = [&](const Eigen::VectorXd& rhs, Eigen::VectorXd& lambda) {
     if (s.solver == LinearSolver::ldlt)
       return ws.direct.solve(k, rhs, lambda, inner);

@@ -1,6 +1,7 @@
 #include "tree_projection.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <emmintrin.h>
 #include <functional>
@@ -371,7 +372,7 @@ std::pair<double, double> evaluate_first_rods(const WorldModel& m, const Workspa
   const double* w = ws.w.data();
   const double* J = tp.J.data();
   double worst = 0.0, sum = 0.0;
-  tp.bounded = tp.any_slack = false;
+  tp.bounded = tp.any_slack = tp.motors = false;
   for (const TreeProjection::Rod& n : tp.rods) {
     const auto row = static_cast<std::size_t>(n.row);
     double diag = 0.0;
@@ -418,7 +419,7 @@ std::pair<double, double> evaluate(const WorldModel& m, const WorldData& d, cons
     }
   }
   const double* w = ws.w.data();
-  if (first) tp.bounded = tp.any_slack = false;
+  if (first) tp.bounded = tp.any_slack = tp.motors = false;
   for (const TreeProjection::Node& n : tp.nodes) {
     NodeRows rows;
     if (n.rod) {
@@ -449,6 +450,7 @@ std::pair<double, double> evaluate(const WorldModel& m, const WorldData& d, cons
       tp.held[row] = !(diag > 0.0) || slack || free_motor;
       tp.slack[row] = diag > 0.0 && slack;
       tp.any_slack = tp.any_slack || tp.slack[row];
+      tp.motors = tp.motors || (!tp.held[row] && rows.velocity);
       tp.bounded = tp.bounded || (!tp.held[row] && (std::isfinite(rows.lo[r]) || std::isfinite(rows.hi[r])));
       tp.rhs[row] = tp.held[row] ? 0.0 : -tp.C[row];
     }
@@ -479,8 +481,8 @@ bool solve(Workspace& ws, TreeProjection& tp, bool strict, SolveStats& stats) {
                         MultifrontalLdlt::dependent_pivot(strict));
   tp.elimination.back_substitute(tp.y.data());
   count_solve(ws, tp, stats);
+  if ((tp.bounded || tp.motors) && tp.elimination.dependent_rows() > 0) return false;  // as solve_on_tree
   if (!tp.bounded) return true;
-  if (tp.elimination.dependent_rows() > 0) return false;  // as solve_on_tree
   for (std::size_t i = 0; i < nr; ++i)
     if (!tp.held[i] && std::clamp(tp.y[i], tp.lo[i], tp.hi[i]) != tp.y[i]) return false;
   return true;
@@ -499,8 +501,10 @@ bool drawn_taut(const TreeProjection& tp, double tolerance) {
 struct Saved {
   ProjectionPoint point;
   int iterations = 0, step_rank_deficiency = 0, factorizations = 0, solves = 0;
+  bool taken = false;
 
   void take(const WorldData& d, const Workspace& ws) {
+    taken = true;
     point.take(0.0, d, ws, nullptr);
     iterations = ws.iterations;
     step_rank_deficiency = ws.step_rank_deficiency;
@@ -508,6 +512,7 @@ struct Saved {
     solves = ws.direct.solves;
   }
   void restore(WorldData& d, Workspace& ws) const {
+    assert(taken && "the tree path hands over only a projection it saved: one that may (tp.bounded, any_slack, motors)");
     point.restore(d, ws, nullptr);
     ws.iterations = iterations;
     ws.step_rank_deficiency = step_rank_deficiency;
@@ -821,7 +826,7 @@ bool project_positions_on_tree(const WorldModel& m, WorldData& d, Workspace& ws,
   }
   const double initial = norm;
   Saved saved;
-  if (tp.bounded || tp.any_slack) saved.take(d, ws);
+  if (tp.bounded || tp.any_slack || tp.motors) saved.take(d, ws);
   const int dof = d.dof();
   tp.dq.assign(static_cast<std::size_t>(dof), 0.0);
   tp.moved.assign(static_cast<std::size_t>(dof), 0.0);

@@ -69,6 +69,7 @@ struct TreeProjection {
   bool applies = false;         // every component is a tree of small fronts
   bool bounded = false;         // some row of the projection under way has a bound on λ
   bool any_slack = false;       // some rope of the projection under way is held slack (`slack`)
+  bool motors = false;          // some motor of the projection under way is locked (in its solves)
   bool rigid = false;           // some body turns (its cos, sin are worked out once an evaluation)
   bool rods_only = false;       // every constraint of the model is a rod or a rope node
   bool particle_rods = false;   // every node is a rod or a rope between particles and the world

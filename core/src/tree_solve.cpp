@@ -96,14 +96,15 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, SolveStats& stats) {
   // checks gathered without a branch a row, the arrays in locals (a store
   // to y may not alias them): the pass took 5.6k cycles on a chain of
   // 1000 rows, twice a step.
-  const char *held = ws.held.data(), *in_tree = tp.in_tree.data();
+  const char *held = ws.held.data(), *in_tree = tp.in_tree.data(), *velocity = ws.velocity_row.data();
   const double *reg = ws.reg.data(), *lo = ws.lo.data(), *hi = ws.hi.data(), *rhs = ws.rhs.data();
   double* y = tp.y.data();
-  bool outside = false, bounded = false;
+  bool outside = false, bounded = false, motors = false;
   for (std::size_t i = 0; i < nr; ++i) {
     const bool free = !held[i];
     outside |= free & (!in_tree[i] | (reg[i] != 0.0));
     bounded |= free & (std::isfinite(lo[i]) | std::isfinite(hi[i]));
+    motors |= free & (velocity[i] != 0);
     y[i] = free ? rhs[i] : 0.0;
   }
   if (outside) return false;
@@ -124,10 +125,10 @@ bool solve_on_tree(const WorldModel& m, Workspace& ws, SolveStats& stats) {
     tp.factored_w = ws.w_model;
     tp.factored_held = ws.held;
   }
-  // A bounded row beside a dependent one (a motor of bounded torque against
-  // a lock): which of them the elimination took out is the general path's
-  // to choose (SolveRequest::yielding).
-  if (bounded && tp.elimination.dependent_rows() > 0) return false;
+  // A motor or a bounded row beside a dependent one (a motor against a
+  // lock): which of them the elimination took out is the general path's to
+  // choose (SolveRequest::yielding), as its active set's.
+  if ((bounded || motors) && tp.elimination.dependent_rows() > 0) return false;
   for (std::size_t i = 0; bounded && i < nr; ++i) {
     const int r = static_cast<int>(i);
     if (!ws.held[i] && std::clamp(tp.y[i], ws.lo[r], ws.hi[r]) != tp.y[i]) return false;

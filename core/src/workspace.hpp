@@ -59,7 +59,11 @@ struct Workspace {
     std::vector<std::pair<int, int>> bodies;
   } turning;
   std::vector<char> motor_free;  // per row: a motor at its bound in the step's velocity solve
-  std::vector<char> yielding;    // per row: a motor of bounded torque (SolveRequest::yielding), for a bounded solve
+  // Per row: a motor (SolveRequest::yielding), made for model version
+  // yielding_model; any_yielding: some row is one.
+  std::vector<char> yielding;
+  std::uint64_t yielding_model = ~0ull;
+  bool any_yielding = false;
   // The step's constraint forces as its solves add them (see
   // add_constraint_forces): per row, λ, and where the substep began; per
   // block of J (constraint order, a's before b's), Jᵀλ on that block's

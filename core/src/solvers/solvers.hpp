@@ -47,11 +47,11 @@ struct SolveRequest {
   // must still correct.
   bool strict = false;
   // Rows that give way where they depend on others (per row; null: none):
-  // a motor of bounded torque against a lock on the same joint or a loop
-  // that leaves it no freedom. Where the direct solver takes dependent
-  // rows out (a change of topology), it takes these out before any other,
-  // so that the lock holds and the motor stalls; taken in their order, the
-  // lock could go and the motor turn the joint through it.
+  // motors, against a lock on the same joint or a loop that leaves them no
+  // freedom. Where the direct solver takes dependent rows out (a change of
+  // topology), it takes these out before any other, so that the lock
+  // holds and the motor stalls; taken in their order, the lock could go and
+  // the motor turn the joint through it.
   const std::vector<char>* yielding = nullptr;
   // Enough as well once no row's residual exceeds this (|r − Kλ|∞): a
   // caller whose need is per row (RATTLE: each row's Ċ h within the
