@@ -88,11 +88,11 @@ void DirectSolver::remember(const SystemView& k) {
   factored_held_ = k.held;
 }
 
-void DirectSolver::take_out_yielding(const SystemView& k, const std::vector<char>& yielding, double pivot, int& made) {
+bool DirectSolver::take_out_yielding(const SystemView& k, const std::vector<char>& yielding, double pivot, int& made) {
   std::vector<int> rows;
   for (std::size_t i = 0; i < yielding.size(); ++i)
     if (yielding[i] && !k.is_held(static_cast<int>(i))) rows.push_back(static_cast<int>(i));
-  if (rows.empty()) return;
+  if (rows.empty()) return false;
   std::vector<char> without = k.held.empty() ? std::vector<char>(static_cast<std::size_t>(k.J.rows()), 0) : k.held;
   for (int r : rows) without[static_cast<std::size_t>(r)] = 1;
   const SystemView others{k.J, k.w, k.reg, without, k.parallel};
@@ -120,6 +120,7 @@ void DirectSolver::take_out_yielding(const SystemView& k, const std::vector<char
   }
   held_valid_ = false;
   if (any) ldlt_.analyse(k.J, removed_);
+  return true;
 }
 
 void DirectSolver::factor(const SystemView& k, bool strict, const std::vector<char>* yielding) {
@@ -130,12 +131,16 @@ void DirectSolver::factor(const SystemView& k, bool strict, const std::vector<ch
     held_valid_ = false;
     ldlt_.analyse(k.J, removed_);
   }
-  int made = 0;
-  if (recheck_ && yielding) take_out_yielding(k, *yielding, pivot, made);
   ldlt_.factor(kept(k), parallel_, pivot);
   ++factorizations;
-  ++made;
+  int made = 1;
   if (recheck_) {
+    // Where rows depend on one another, the motors go first.
+    if (yielding && !ldlt_.dependent_rows().empty() && take_out_yielding(k, *yielding, pivot, made)) {
+      ldlt_.factor(kept(k), parallel_, pivot);
+      ++factorizations;
+      ++made;
+    }
     // Take the dependent rows out and analyse without them: the fill they
     // would cause goes with them.
     for (int round = 0; round < kRedundancyRounds && !ldlt_.dependent_rows().empty(); ++round) {

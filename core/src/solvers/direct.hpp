@@ -74,10 +74,11 @@ class DirectSolver {
   bool same_structure(const BlockJacobian& J) const;
   void analyse(const BlockJacobian& J);
   void factor(const SystemView& k, bool strict, const std::vector<char>* yielding);
-  // At a recheck: the other rows factored without the yielding ones (their
-  // own dependent rows out), then each yielding row that lies in the span
-  // of the rows kept taken out too (SolveRequest::yielding).
-  void take_out_yielding(const SystemView& k, const std::vector<char>& yielding, double pivot, int& made);
+  // At a recheck that found dependent rows: the other rows factored
+  // without the yielding ones (their own dependent rows out), then each
+  // yielding row that lies in the span of the rows kept taken out too
+  // (SolveRequest::yielding). False where no yielding row is free.
+  bool take_out_yielding(const SystemView& k, const std::vector<char>& yielding, double pivot, int& made);
   // |g − J_keptᵀ μ|_W / |g|_W for g = Jᵀ ρ and J_kept W J_keptᵀ μ = J_kept W g:
   // how far the combination ρ of rows leaves the span of the rows the last
   // factorization kept (0 for ρ = 0).
