@@ -174,3 +174,59 @@ TEST(AssembledMechanism, AMotorAgainstALockStalls) {
     }
   }
 }
+
+namespace {
+
+// Particles in 3D at random places under gravity, joined to one another
+// and to points above them by rods at their current lengths, ropes up to
+// 15 % slack and points held on planes through them.
+World assembled_particles_3d(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  WorldSettings settings = with_preset(Preset::exact);
+  settings.dimension = 3;
+  settings.gravity = Vec3(0, -9.81, 0);
+  World w = test::make_world(settings);
+  const int count = 4 + static_cast<int>(seed % 20);
+  std::vector<BodyId> ids;
+  std::vector<Vec3> at;
+  for (int i = 0; i < count; ++i) {
+    at.emplace_back(2 * u(rng) - 1, 2 * u(rng) - 1, 2 * u(rng) - 1);
+    ids.push_back(w.add_body({.position = at.back(), .mass = 0.5 + u(rng)}).value());
+  }
+  const int constraints = count + static_cast<int>(u(rng) * count * 1.5);
+  for (int k = 0; k < constraints; ++k) {
+    const int ia = static_cast<int>(u(rng) * (count + 1)) - 1, ib = static_cast<int>(u(rng) * count);
+    if (ia == ib) continue;
+    const Vec3 above(2 * u(rng) - 1, 1.5, 2 * u(rng) - 1);
+    const BodyId a = ia < 0 ? BodyId{} : ids[static_cast<std::size_t>(ia)], b = ids[static_cast<std::size_t>(ib)];
+    const Vec3 from = ia < 0 ? above : at[static_cast<std::size_t>(ia)], to = at[static_cast<std::size_t>(ib)];
+    const Vec3 anchor = ia < 0 ? above : Vec3::Zero();
+    const double kind = u(rng);
+    if (kind < 0.6) {
+      (void)w.add_constraint(DistanceDef{.a = a, .b = b, .anchor_a = anchor});
+    } else if (kind < 0.9) {
+      (void)w.add_constraint(RopeDef{.a = a, .b = b, .anchor_a = anchor, .max_length = (from - to).norm() * (1.0 + 0.15 * u(rng))});
+    } else {
+      (void)w.add_constraint(PointOnPlaneDef{.a = a, .b = b, .anchor_a = ia < 0 ? to : Vec3(to - from),
+                                             .normal = Vec3(u(rng), u(rng), u(rng) + 0.1)});
+    }
+  }
+  return w;
+}
+
+}  // namespace
+
+// Forty of them, 200 steps each. Before 2026-11-29, 28 of them failed:
+// 1,863 of the 8,000 steps capped and 913 ended with errors over 1e-9
+// (ropes left slack or drawn taut within a step's projection).
+TEST(AssembledMechanism, ParticlesIn3DEveryStepConvergesExactly) {
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    World w = assembled_particles_3d(seed);
+    for (int i = 0; i < 200; ++i) {
+      const StepDiagnostics& d = w.step();
+      ASSERT_FALSE(d.projection_capped) << "seed " << seed << ", step " << i;
+      ASSERT_LT(d.max_error, 1e-9) << "seed " << seed << ", step " << i;
+    }
+  }
+}
