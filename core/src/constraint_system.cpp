@@ -458,14 +458,14 @@ int prepare_system(const WorldModel& m, Workspace& ws, const BlockJacobian& J) {
   return std::accumulate(held.begin(), held.end(), 0);
 }
 
-int hold_slack_rows(Workspace& ws, double tolerance, bool contacts_apart) {
-  int held = 0;
+std::vector<int> hold_slack_rows(Workspace& ws, double tolerance, bool contacts_apart) {
+  std::vector<int> held;
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     if (!ws.unilateral_row[i] || ws.held[i] || ws.C[static_cast<int>(i)] >= -tolerance) continue;
     if (contacts_apart && ws.contact_row[i] == ContactRows::normal) continue;
     ws.held[i] = 1;
     ws.reg[static_cast<int>(i)] = 1.0;
-    ++held;
+    held.push_back(static_cast<int>(i));
   }
   return held;
 }

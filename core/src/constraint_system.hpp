@@ -55,8 +55,8 @@ int prepare_system(const WorldModel& m, Workspace& ws, const BlockJacobian& J);
 // Holds at λ = 0 every one-sided row that is slack by more than `tolerance`
 // (C < −tolerance): a slack rope pulls on nothing. Contacts apart stay in
 // when `contacts_apart` (a position correction may close their gap, no
-// more: their rows push only). Returns how many.
-int hold_slack_rows(Workspace& ws, double tolerance, bool contacts_apart = false);
+// more: their rows push only). Returns the rows it held.
+std::vector<int> hold_slack_rows(Workspace& ws, double tolerance, bool contacts_apart = false);
 
 // Soft rows (ws.soft_omega > 0), three ways:
 // force-based: held at their spring force λ = −(ω² C + 2ζω Ċ) / K_ii;

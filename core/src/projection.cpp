@@ -31,11 +31,13 @@ constexpr double kShakeContraction = 0.25;
 // position row that holds (a slack rope or a soft row is free), and every
 // motor inside its bound, locked (its coordinate must not move: the motor
 // set it). Sets ws.held and ws.reg for the current ws.J, and ws.C's
-// motor rows to 0 (their target).
-void hold_for_positions(const WorldModel& m, Workspace& ws, const BlockJacobian& J) {
+// motor rows to 0 (their target). Returns the rows held because they are
+// slack (ropes short of their length; a soft rope is held as soft), to
+// watch: a correction may draw one taut (release_taut_rows).
+std::vector<int> hold_for_positions(const WorldModel& m, Workspace& ws, const BlockJacobian& J) {
   prepare_system(m, ws, J);
-  hold_slack_rows(ws, m.settings.projection_tolerance, true);
   hold_soft_rows(ws);
+  std::vector<int> slack = hold_slack_rows(ws, m.settings.projection_tolerance, true);
   for (std::size_t i = 0; i < ws.held.size(); ++i) {
     if (!ws.velocity_row[i]) continue;
     const int r = static_cast<int>(i);
@@ -46,6 +48,7 @@ void hold_for_positions(const WorldModel& m, Workspace& ws, const BlockJacobian&
       ws.reg[r] = 1.0;
     }
   }
+  return slack;
 }
 
 // Row i's error: C, but a one-sided row on its free side (C < 0: a contact
@@ -78,20 +81,6 @@ double error_bound(const WorldModel& m, Workspace& ws) {
     if (ws.velocity_row[row] || ws.soft_omega[i] != 0.0) return 0.0;
     return std::abs(row_error(ws, i));
   });
-}
-
-// The one-sided rows position projection holds because they are slack (a
-// rope short of its length: hold_slack_rows; a contact apart is never
-// held), to watch: a correction may draw one taut.
-std::vector<int> slack_held_rows(const Workspace& ws, double tolerance) {
-  std::vector<int> rows;
-  for (std::size_t i = 0; i < ws.held.size(); ++i) {
-    const int r = static_cast<int>(i);
-    if (ws.held[i] && ws.unilateral_row[i] && ws.contact_row[i] == ContactRows::none && !ws.velocity_row[i] &&
-        ws.soft_omega[r] == 0.0 && ws.diag[r] > 0.0 && ws.C[r] < -tolerance)
-      rows.push_back(r);
-  }
-  return rows;
 }
 
 // Lets the slack rows a correction drew taut (C ≥ −tolerance) into the
@@ -218,10 +207,11 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
   //   ill-conditioned modes), so full steps are taken and halved only where
   //   they would diverge (|C| non-finite, or up kMaxGrowth-fold).
   const int rows = system_rows(m, ws);
+  std::vector<int> slack;  // rows held because they began slack (hold_for_positions)
   const bool shake = s.projection == Projection::shake && ws.step_J.rows() == rows && rows > 0;
   if (shake) {
     evaluate_errors(m, d, ws, t, d.q);
-    hold_for_positions(m, ws, ws.step_J);
+    slack = hold_for_positions(m, ws, ws.step_J);
   } else {
     evaluate_rows(m, d, ws, t, d.q, d.v);
     out.error = error_bound(m, ws);
@@ -230,12 +220,11 @@ ProjectionOutcome project_positions(const WorldModel& m, WorldData& d, Workspace
         if (ws.velocity_row[static_cast<std::size_t>(i)]) ws.C[i] = 0.0;  // the motors' target, as held below
       return out;
     }
-    hold_for_positions(m, ws, ws.J);
+    slack = hold_for_positions(m, ws, ws.J);
   }
   out.error = out.start = worst_error(ws);
   if (out.error < s.projection_tolerance) return out;
   std::vector<char> held = ws.held;
-  std::vector<int> slack = slack_held_rows(ws, s.projection_tolerance);
   double norm = error_norm(ws, held);
   const double initial = norm;
   bool newton = !shake;

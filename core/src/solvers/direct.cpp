@@ -88,6 +88,18 @@ void DirectSolver::remember(const SystemView& k) {
   factored_held_ = k.held;
 }
 
+void DirectSolver::take_out_dependent(const SystemView& k, double pivot, int& made) {
+  // Analysed again without them, the fill they would cause goes with them.
+  for (int round = 0; round < kRedundancyRounds && !ldlt_.dependent_rows().empty(); ++round) {
+    for (int r : ldlt_.dependent_rows()) removed_[static_cast<std::size_t>(r)] = 1;
+    held_valid_ = false;
+    ldlt_.analyse(k.J, removed_);
+    ldlt_.factor(kept(k), parallel_, pivot);
+    ++factorizations;
+    ++made;
+  }
+}
+
 bool DirectSolver::take_out_yielding(const SystemView& k, const std::vector<char>& yielding, double pivot, int& made) {
   std::vector<int> rows;
   for (std::size_t i = 0; i < yielding.size(); ++i)
@@ -96,15 +108,10 @@ bool DirectSolver::take_out_yielding(const SystemView& k, const std::vector<char
   std::vector<char> without = k.held.empty() ? std::vector<char>(static_cast<std::size_t>(k.J.rows()), 0) : k.held;
   for (int r : rows) without[static_cast<std::size_t>(r)] = 1;
   const SystemView others{k.J, k.w, k.reg, without, k.parallel};
-  for (int round = 0;; ++round) {
-    ldlt_.factor(kept(others), parallel_, pivot);
-    ++factorizations;
-    ++made;
-    if (ldlt_.dependent_rows().empty() || round == kRedundancyRounds) break;
-    for (int r : ldlt_.dependent_rows()) removed_[static_cast<std::size_t>(r)] = 1;
-    held_valid_ = false;
-    ldlt_.analyse(k.J, removed_);
-  }
+  ldlt_.factor(kept(others), parallel_, pivot);
+  ++factorizations;
+  ++made;
+  take_out_dependent(others, pivot, made);
   // A row is dependent where its pivot would vanish against its diagonal:
   // the pivot is its squared W-distance from the span of the rows before.
   const double within = std::sqrt(pivot);
@@ -141,16 +148,7 @@ void DirectSolver::factor(const SystemView& k, bool strict, const std::vector<ch
       ++factorizations;
       ++made;
     }
-    // Take the dependent rows out and analyse without them: the fill they
-    // would cause goes with them.
-    for (int round = 0; round < kRedundancyRounds && !ldlt_.dependent_rows().empty(); ++round) {
-      for (int r : ldlt_.dependent_rows()) removed_[static_cast<std::size_t>(r)] = 1;
-      held_valid_ = false;
-      ldlt_.analyse(k.J, removed_);
-      ldlt_.factor(kept(k), parallel_, pivot);
-      ++factorizations;
-      ++made;
-    }
+    take_out_dependent(k, pivot, made);
     recheck_ = false;
   } else if (!ldlt_.dependent_rows().empty()) {
     recheck_ = true;  // a row became dependent (a singular configuration): analyse again next time

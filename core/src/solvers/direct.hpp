@@ -74,6 +74,10 @@ class DirectSolver {
   bool same_structure(const BlockJacobian& J) const;
   void analyse(const BlockJacobian& J);
   void factor(const SystemView& k, bool strict, const std::vector<char>* yielding);
+  // The rows the last factorization of `k` found dependent taken out, the
+  // analysis made again and K factored again, until none is found (at most
+  // kRedundancyRounds times).
+  void take_out_dependent(const SystemView& k, double pivot, int& made);
   // At a recheck that found dependent rows: the other rows factored
   // without the yielding ones (their own dependent rows out), then each
   // yielding row that lies in the span of the rows kept taken out too
