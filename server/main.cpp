@@ -77,6 +77,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   option("--max-message-bytes", serve.max_message_bytes, "largest request or response (bytes)")
       ->check(CLI::PositiveNumber);
+  option("--max-connections", serve.max_connections,
+         "connections open at once (more are closed as they come); 0: the limit on open files less 256, kept for "
+         "the server's own files")
+      ->check(CLI::Range(0, 1 << 30));
+  option("--max-connections-per-peer", serve.max_connections_per_peer,
+         "connections open at once from one address (more from it are closed as they come); 0: no limit")
+      ->check(CLI::Range(0, 1 << 30));
   option("--tokens", serve.access.tokens,
          "a token file (NAME ROLE WORLDS sha256:HASH a line; `linkaged token new` makes them): every call then "
          "needs 'authorization: Bearer TOKEN'; read again on SIGHUP and when it changes")

@@ -17,6 +17,8 @@ struct ServeOptions {
   std::string scene;                       // loaded into the "default" world at start-up
   std::string log_level = "info";
   int max_message_bytes = 16 << 20;        // largest request or response
+  int max_connections = 0;                 // open at once; 0: the file limit less 256 (listener.hpp)
+  int max_connections_per_peer = 256;      // open at once from one address; 0: no limit
   ServerLimits limits;
   access::AccessOptions access;            // tokens, TLS, --insecure (access/)
   std::string metrics_listen;              // host:port of /metrics (metrics/); empty: none

@@ -17,6 +17,7 @@
 #include "convert/scene_io.hpp"
 #include "durable/data_dir.hpp"
 #include "host/memory_trim.hpp"
+#include "listener.hpp"
 #include "host/policy.hpp"
 #include "linkage/v1/service.grpc.pb.h"
 #include "log/grpc_lines.hpp"
@@ -137,13 +138,29 @@ int serve(const ServeOptions& options) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, access.value().credentials, &port);
+  // TCP through the server's own accept loop (listener.hpp); a unix:
+  // socket, local only, through gRPC's.
+  std::unique_ptr<Listener> listener;
+  std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor;
+  if (options.listen.starts_with("unix:")) {
+    builder.AddListeningPort(options.listen, access.value().credentials, &port);
+  } else {
+    Result<std::unique_ptr<Listener>> opened = Listener::open(options.listen);
+    if (!opened) return refuse(opened.error().message);
+    listener = std::move(opened.value());
+    port = listener->port();
+    acceptor = builder.experimental().AddExternalConnectionAcceptor(
+        grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, access.value().credentials);
+  }
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   limit_connections(builder);
   services.register_with(builder);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return refuse("cannot listen on " + options.listen);
+  const ListenerLimits connection_limits{connection_limit(options.max_connections, files.now),
+                                         options.max_connections_per_peer};
+  if (listener) listener->start(acceptor.get(), connection_limits);
   // Probes may name a service (Kubernetes' grpc probe takes one); the
   // server as a whole ("") is SERVING by default.
   grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();
@@ -158,6 +175,8 @@ int serve(const ServeOptions& options) {
                          data ? "; worlds kept in " + options.data_dir : ""),
              {{"listen", options.listen},
               {"port", port},
+              {"max_connections", listener ? connection_limits.max_connections : 0},
+              {"max_connections_per_peer", listener ? connection_limits.max_per_peer : 0},
               {"tick_rate", options.tick_rate},
               {"scene", options.scene},
               {"data_dir", options.data_dir}});
@@ -175,6 +194,7 @@ int serve(const ServeOptions& options) {
     log::event(spdlog::level::info, "server.stopping", "", fmt::format("{}: ending streams and shutting down", name),
                {{"signal", name}});
     worlds_deadline = Registry::Clock::now() + kShutdownGrace;
+    if (listener) listener->stop();  // no new connections while the server drains
     // NOT_SERVING first, so that health checks and load balancers stop
     // sending work while the server drains.
     health->Shutdown();

@@ -30,7 +30,8 @@ def tick_rate(args, env=None):
 def test_the_files_values_hold(tmp_path):
     # Its listen address loses to the test's --listen 127.0.0.1:0.
     config = toml(tmp_path, "linkaged.toml",
-                  'listen = "127.0.0.1:1"\ntick-rate = 120\nmax-worlds = 2\nlog-format = "json"\n')
+                  'listen = "127.0.0.1:1"\ntick-rate = 120\nmax-worlds = 2\nlog-format = "json"\n'
+                  'max-connections-per-peer = 7\n')
 
     def session(server):
         server.ctl("world", "create", "second")
@@ -41,6 +42,8 @@ def test_the_files_values_hold(tmp_path):
     _, logged, _ = run(["--config", config], session)
     (listening,) = events(parse(logged), "server.listening")  # log-format from the file: JSON
     assert listening["fields"]["tick_rate"] == 120
+    assert listening["fields"]["max_connections_per_peer"] == 7
+    assert listening["fields"]["max_connections"] > 0  # 0: the file limit's share
 
 
 def test_flags_win_over_the_environment_which_wins_over_the_file(tmp_path):

@@ -1,9 +1,12 @@
-// Connections that hold the server's file descriptors (server/connections.hpp):
-// the real linkaged, with a soft limit on open files far below its hard
-// one, and plain TCP connections that never speak HTTP/2. gRPC 1.51's
-// listener stops accepting for good the first time it runs out of
-// descriptors, so the server must not run out; and connections that never
-// finish their handshake are closed. ~12 s together.
+// Connections that hold the server's file descriptors (server/connections.hpp,
+// server/listener.hpp): the real linkaged, with a soft limit on open files
+// far below its hard one, or a hard limit below the connections, and plain
+// TCP connections that never speak HTTP/2 (from 127.0.0.2, a loopback
+// address of their own, so that the per-address limit leaves 127.0.0.1 its
+// places). gRPC 1.51's listener stops accepting for good the first time it
+// runs out of descriptors: the server accepts itself, and neither a flood
+// past its limits nor one past the file limit ends that; connections that
+// never finish their handshake are closed. ~15 s together.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -25,14 +28,15 @@ namespace {
 constexpr rlim_t kSoftLimit = 256;
 constexpr int kConnections = 600;
 
-// linkaged on a port of its own, started with the soft limit above.
+// linkaged on a port of its own, started with the soft limit above (`ulimit`:
+// -Sn the soft one, -n both) and `flags`.
 struct Server {
-  Server()
+  explicit Server(const std::string& ulimit = "-Sn " + std::to_string(kSoftLimit), const std::string& flags = "")
       : port(free_port()),
         target("127.0.0.1:" + std::to_string(port)),
         child({"/bin/sh", "-c",
-               "ulimit -Sn " + std::to_string(kSoftLimit) + " && exec " + std::string(LINKAGED) + " --listen " + target +
-                   " --log-level warn"}) {
+               "ulimit " + ulimit + " && exec " + std::string(LINKAGED) + " --listen " + target +
+                   " --log-level warn " + flags}) {
     EXPECT_TRUE(wait_until_serving(child, target, 10s)) << "linkaged did not start";
   }
   int open_files() const {
@@ -46,10 +50,18 @@ struct Server {
   Child child;
 };
 
-// A TCP connection to `port` that sends nothing; -1 if it could not connect.
+// A TCP connection to `port` from 127.0.0.2 that sends nothing; -1 if it
+// could not connect.
 int silent_connection(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  from.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1);
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0) {
+    ::close(fd);
+    return -1;
+  }
   sockaddr_in to{};
   to.sin_family = AF_INET;
   to.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -78,21 +90,75 @@ bool enough_files() {
   return setrlimit(RLIMIT_NOFILE, &limit) == 0;
 }
 
+// `count` silent connections; the server's open files once it has taken
+// what it takes of them (its count stops moving).
+std::vector<int> flood(Server& server, int count) {
+  std::vector<int> held;
+  for (int i = 0; i < count; ++i) {
+    const int fd = silent_connection(server.port);
+    EXPECT_GE(fd, 0) << "connection " << i;
+    if (fd >= 0) held.push_back(fd);
+  }
+  for (int last = -1, tries = 0; tries < 100; ++tries) {
+    std::this_thread::sleep_for(50ms);
+    const int now = server.open_files();
+    if (now == last) break;
+    last = now;
+  }
+  return held;
+}
+
 TEST(Connections, SilentConnectionsPastTheSoftLimitLeaveTheServerReachable) {
   if (!enough_files()) GTEST_SKIP() << "the hard limit on open files is below " << 2 * kConnections;
-  Server server;
-  std::vector<int> held;
-  for (int i = 0; i < kConnections; ++i) {
-    const int fd = silent_connection(server.port);
-    ASSERT_GE(fd, 0) << "connection " << i;
-    held.push_back(fd);
-  }
+  Server server("-Sn " + std::to_string(kSoftLimit), "--max-connections-per-peer " + std::to_string(kConnections));
+  const std::vector<int> held = flood(server, kConnections);
   // Past the soft limit it started with, each of them an open file of its own.
-  for (int tries = 0; server.open_files() < kConnections && tries < 50; ++tries) std::this_thread::sleep_for(20ms);
-  EXPECT_GT(server.open_files(), static_cast<int>(kSoftLimit));
+  EXPECT_GT(server.open_files(), kConnections);
   EXPECT_TRUE(answers(server.target)) << "unreachable while " << kConnections << " connections are open";
   for (const int fd : held) ::close(fd);
   EXPECT_TRUE(answers(server.target)) << "unreachable after they closed";
+}
+
+// One address holds at most --max-connections-per-peer: the rest of its
+// connections are closed as they come, and other clients still get in.
+TEST(Connections, OneAddressHoldsAtMostItsShare) {
+  if (!enough_files()) GTEST_SKIP() << "the hard limit on open files is below " << 2 * kConnections;
+  Server server("-Sn " + std::to_string(kSoftLimit), "--max-connections-per-peer 64");
+  const int before = server.open_files();
+  const std::vector<int> held = flood(server, kConnections);
+  EXPECT_LE(server.open_files(), before + 64 + 4);
+  EXPECT_GE(server.open_files(), before + 64);
+  EXPECT_TRUE(answers(server.target)) << "unreachable while " << kConnections << " connections are open";
+  for (const int fd : held) ::close(fd);
+  EXPECT_TRUE(answers(server.target)) << "unreachable after they closed";
+}
+
+// Under a hard limit of 256 open files the server holds at most 128
+// connections (half its files; the rest stay its own), whatever arrives.
+TEST(Connections, ConnectionsStayWithinTheFileLimit) {
+  if (!enough_files()) GTEST_SKIP() << "the hard limit on open files is below " << 2 * kConnections;
+  Server server("-n 256", "--max-connections-per-peer 0");
+  const int before = server.open_files();
+  const std::vector<int> held = flood(server, kConnections);
+  EXPECT_LE(server.open_files(), before + 128 + 4);
+  EXPECT_LT(server.open_files(), 256);
+  for (const int fd : held) ::close(fd);
+  EXPECT_TRUE(answers(server.target)) << "unreachable after they closed";
+}
+
+// With a connection limit above its file limit the server runs out of
+// descriptors: its accept loop goes on (gRPC 1.51's ended there for good,
+// and the server never answered again).
+TEST(Connections, RunningOutOfFilesDoesNotEndAccepting) {
+  if (!enough_files()) GTEST_SKIP() << "the hard limit on open files is below " << 2 * kConnections;
+  Server server("-n 256", "--max-connections 100000 --max-connections-per-peer 0");
+  const std::vector<int> held = flood(server, kConnections);
+  EXPECT_GE(server.open_files(), 250) << "the flood did not reach the file limit";
+  for (const int fd : held) ::close(fd);
+  // gRPC closes the connections as it reads their end.
+  bool answered = false;
+  for (int tries = 0; !answered && tries < 10; ++tries) answered = answers(server.target);
+  EXPECT_TRUE(answered) << "unreachable after they closed";
 }
 
 TEST(Connections, ConnectionsThatNeverSpeakAreClosedAfterTheHandshakeTimeout) {

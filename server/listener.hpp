@@ -1,0 +1,74 @@
+#pragma once
+// linkaged's own accept loop for TCP addresses. gRPC 1.51's listener ends
+// its accept loop for good the first time accept() finds no file
+// descriptor left (tcp_server_posix: EMFILE is not retried), so enough
+// connections, even idle ones that later closed, made the server
+// unreachable until a restart. Here the server accepts, and hands each
+// connection to gRPC (ExternalConnectionAcceptor, with the server's
+// credentials: TLS as on any port). The loop never stops on an error of
+// accept(); and connections past `max_connections`, or past
+// `max_per_peer` from one address, are closed as they come, so that they
+// cannot take the descriptors the server needs for its own files (a data
+// directory's journals) nor all the places other clients need.
+
+#include <grpcpp/server_builder.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "linkage/result.hpp"
+
+namespace linkage::server {
+
+struct ListenerLimits {
+  int max_connections = 0;  // open at once; 0: the file limit less kReservedFiles
+  int max_per_peer = 0;     // open at once from one address; 0: no limit
+};
+
+// Descriptors kept for the server's own files (journals, checkpoints,
+// scene files, gRPC's own) when max_connections follows the file limit.
+inline constexpr int kReservedFiles = 256;
+
+// Connections refused and why, since the listener started.
+struct ListenerCounts {
+  std::uint64_t accepted = 0, over_limit = 0, over_peer_limit = 0, out_of_files = 0;
+};
+
+class Listener {
+ public:
+  // Binds and listens on `address` (host:port, [v6]:port; port 0 picks
+  // one). Not for unix: addresses.
+  static Result<std::unique_ptr<Listener>> open(const std::string& address);
+  ~Listener();
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
+
+  int port() const { return port_; }
+  // Accepts on a thread of its own until stop(), handing connections to
+  // `acceptor` (whose server must have started).
+  void start(grpc::experimental::ExternalConnectionAcceptor* acceptor, ListenerLimits limits);
+  void stop();
+  ListenerCounts counts() const;
+  // The connections the limit counts (those handed to gRPC and not yet closed).
+  int open_connections() const { return open_.load(); }
+
+ private:
+  Listener() = default;
+  void run(grpc::experimental::ExternalConnectionAcceptor* acceptor, ListenerLimits limits);
+
+  std::vector<int> sockets_;  // listening
+  int wake_ = -1;             // an eventfd: stop()
+  int port_ = 0;
+  std::thread thread_;
+  std::atomic<int> open_{0};
+  std::atomic<std::uint64_t> accepted_{0}, over_limit_{0}, over_peer_limit_{0}, out_of_files_{0};
+};
+
+// The effective connection limit for a file limit of `files` descriptors.
+int connection_limit(int max_connections, std::uint64_t files);
+
+}  // namespace linkage::server
