@@ -146,10 +146,6 @@ void Listener::stop() {
   thread_.join();
 }
 
-ListenerCounts Listener::counts() const {
-  return {accepted_.load(), over_limit_.load(), over_peer_limit_.load(), out_of_files_.load()};
-}
-
 void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, ListenerLimits limits) {
   std::vector<pollfd> polled;
   for (const int s : sockets_) polled.push_back({s, POLLIN, 0});
@@ -161,7 +157,10 @@ void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, Lis
   std::vector<Handed> handed;
   std::map<std::string, int> per_peer;
   Clock::time_point counted{}, logged = Clock::now();
-  ListenerCounts reported;
+  ListenerCounters& c = *counters_;
+  struct {
+    std::uint64_t over_limit = 0, over_peer_limit = 0, out_of_files = 0;
+  } reported;  // the refusals the log has told of
 
   // Forgets the connections gRPC has closed.
   auto recount = [&] {
@@ -173,10 +172,9 @@ void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, Lis
       if (--per_peer[h.peer] == 0) per_peer.erase(h.peer);
       return true;
     });
-    open_ = static_cast<int>(handed.size());
+    c.open = static_cast<int>(handed.size());
   };
   auto report = [&](bool now) {
-    const ListenerCounts c = counts();
     const std::uint64_t refused = c.over_limit + c.over_peer_limit + c.out_of_files,
                         before = reported.over_limit + reported.over_peer_limit + reported.out_of_files;
     if (refused == before || (!now && Clock::now() - logged < kLogEvery)) return;
@@ -192,7 +190,7 @@ void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, Lis
                 {"open", handed.size()},
                 {"max_connections", limits.max_connections},
                 {"max_per_peer", limits.max_per_peer}});
-    reported = c;
+    reported = {c.over_limit, c.over_peer_limit, c.out_of_files};
     logged = Clock::now();
   };
 
@@ -213,7 +211,7 @@ void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, Lis
           if (e == EAGAIN || e == EWOULDBLOCK) break;
           if (e == EINTR || e == ECONNABORTED || e == EPROTO) continue;
           if (e == EMFILE || e == ENFILE) {
-            ++out_of_files_;
+            ++c.out_of_files;
             if (reserve >= 0) {
               ::close(reserve);
               const int shed = ::accept4(listening, nullptr, nullptr, SOCK_CLOEXEC);
@@ -239,12 +237,12 @@ void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, Lis
             (limits.max_per_peer > 0 && from_peer() >= limits.max_per_peer))
           recount();
         if (static_cast<int>(handed.size()) >= limits.max_connections) {
-          ++over_limit_;
+          ++c.over_limit;
           ::close(fd);
           continue;
         }
         if (limits.max_per_peer > 0 && from_peer() >= limits.max_per_peer) {
-          ++over_peer_limit_;
+          ++c.over_peer_limit;
           ::close(fd);
           continue;
         }
@@ -257,8 +255,8 @@ void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, Lis
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         handed.push_back({fd, st.st_dev, st.st_ino, key});
         ++per_peer[key];
-        open_ = static_cast<int>(handed.size());
-        ++accepted_;
+        c.open = static_cast<int>(handed.size());
+        ++c.accepted;
         grpc::experimental::ExternalConnectionAcceptor::NewConnectionParameters p;
         p.listener_fd = listening;
         p.fd = fd;

@@ -33,9 +33,12 @@ struct ListenerLimits {
 // scene files, gRPC's own) when max_connections follows the file limit.
 inline constexpr int kReservedFiles = 256;
 
-// Connections refused and why, since the listener started.
-struct ListenerCounts {
-  std::uint64_t accepted = 0, over_limit = 0, over_peer_limit = 0, out_of_files = 0;
+// Connections handed to gRPC and refused (and why) since the listener
+// started, and those open now (handed and not yet closed). Shared, so that
+// a reader (the metrics' scrape) may outlive the listener.
+struct ListenerCounters {
+  std::atomic<std::uint64_t> accepted{0}, over_limit{0}, over_peer_limit{0}, out_of_files{0};
+  std::atomic<int> open{0};
 };
 
 class Listener {
@@ -52,9 +55,7 @@ class Listener {
   // `acceptor` (whose server must have started).
   void start(grpc::experimental::ExternalConnectionAcceptor* acceptor, ListenerLimits limits);
   void stop();
-  ListenerCounts counts() const;
-  // The connections the limit counts (those handed to gRPC and not yet closed).
-  int open_connections() const { return open_.load(); }
+  std::shared_ptr<const ListenerCounters> counters() const { return counters_; }
 
  private:
   Listener() = default;
@@ -64,8 +65,7 @@ class Listener {
   int wake_ = -1;             // an eventfd: stop()
   int port_ = 0;
   std::thread thread_;
-  std::atomic<int> open_{0};
-  std::atomic<std::uint64_t> accepted_{0}, over_limit_{0}, over_peer_limit_{0}, out_of_files_{0};
+  std::shared_ptr<ListenerCounters> counters_ = std::make_shared<ListenerCounters>();
 };
 
 // The effective connection limit for a file limit of `files` descriptors.

@@ -160,7 +160,14 @@ int serve(const ServeOptions& options) {
   if (!server || port == 0) return refuse("cannot listen on " + options.listen);
   const ListenerLimits connection_limits{connection_limit(options.max_connections, files.now),
                                          options.max_connections_per_peer};
-  if (listener) listener->start(acceptor.get(), connection_limits);
+  if (listener) {
+    listener->start(acceptor.get(), connection_limits);
+    if (metrics)
+      metrics->count_connections([counters = listener->counters()] {
+        return metrics::ConnectionCounts{counters->accepted, counters->over_limit, counters->over_peer_limit,
+                                         counters->out_of_files, counters->open};
+      });
+  }
   // Probes may name a service (Kubernetes' grpc probe takes one); the
   // server as a whole ("") is SERVING by default.
   grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();

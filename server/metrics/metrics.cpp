@@ -185,11 +185,40 @@ class Meters final : public WorldMeters {
 
 }  // namespace
 
+class ConnectionsCollectable final : public prometheus::Collectable {
+ public:
+  explicit ConnectionsCollectable(std::function<ConnectionCounts()> read) : read_(std::move(read)) {}
+
+  std::vector<MetricFamily> Collect() const override {
+    const ConnectionCounts c = read_();
+    MetricFamily open{"linkage_connections_open", "Connections open (handed to gRPC and not yet closed).",
+                      MetricType::Gauge, {}};
+    open.metric.emplace_back().gauge.value = c.open;
+    MetricFamily accepted{"linkage_connections_accepted_total", "Connections accepted.", MetricType::Counter, {}};
+    accepted.metric.emplace_back().counter.value = static_cast<double>(c.accepted);
+    MetricFamily refused{"linkage_connections_refused_total",
+                         "Connections closed as they came: past --max-connections (over_limit), past "
+                         "--max-connections-per-peer (over_peer_limit), or with no file descriptor left (out_of_files).",
+                         MetricType::Counter, {}};
+    for (const auto& [reason, value] : {std::pair{"over_limit", c.over_limit}, std::pair{"over_peer_limit", c.over_peer_limit},
+                                        std::pair{"out_of_files", c.out_of_files}}) {
+      prometheus::ClientMetric& m = refused.metric.emplace_back();
+      m.label.push_back({"reason", reason});
+      m.counter.value = static_cast<double>(value);
+    }
+    return {open, accepted, refused};
+  }
+
+ private:
+  const std::function<ConnectionCounts()> read_;
+};
+
 struct Metrics::Impl {
   explicit Impl(const std::string& listen) : exposer(listen, 2) {}
 
   std::shared_ptr<Families> families = std::make_shared<Families>();
   std::shared_ptr<WorldsCollectable> worlds;
+  std::shared_ptr<ConnectionsCollectable> connections;
   // Last: destroyed first, so no scrape runs while the rest goes.
   prometheus::Exposer exposer;
 };
@@ -296,6 +325,11 @@ std::shared_ptr<WorldMeters> Metrics::meters(const std::string& world) {
   auto made = std::make_shared<Meters>(impl_->families, world);
   live = {made.get(), made};
   return made;
+}
+
+void Metrics::count_connections(std::function<ConnectionCounts()> read) {
+  impl_->connections = std::make_shared<ConnectionsCollectable>(std::move(read));
+  impl_->exposer.RegisterCollectable(impl_->connections);
 }
 
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> Metrics::rpc_interceptor() {

@@ -7,6 +7,7 @@
 //                                 paused; the step time and each stage's as histograms;
 //                                 frames built, sent and skipped, bytes sent
 //   per RPC (labels method, code) calls answered, and their latency as a histogram
+//   connections (listener.hpp)    open, accepted, and refused (label reason)
 //
 // The worlds' counts and counters are read from the summaries the worlds
 // publish (at scrape time, without waiting for any world); the step and
@@ -14,6 +15,8 @@
 
 #include <grpcpp/support/server_interceptor.h>
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -22,6 +25,12 @@
 #include "linkage/result.hpp"
 
 namespace linkage::server::metrics {
+
+// What the server's accept loop counts, read at each scrape.
+struct ConnectionCounts {
+  std::uint64_t accepted = 0, over_limit = 0, over_peer_limit = 0, out_of_files = 0;
+  int open = 0;
+};
 
 class Metrics final : public WorldMeterFactory {
  public:
@@ -34,6 +43,8 @@ class Metrics final : public WorldMeterFactory {
   std::shared_ptr<WorldMeters> meters(const std::string& world) override;
   // Counts every call by method and status code, with its latency.
   std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> rpc_interceptor();
+  // The connections' series, from `read` (called on the exposer's threads).
+  void count_connections(std::function<ConnectionCounts()> read);
 
   struct Impl;
 

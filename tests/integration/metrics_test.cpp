@@ -192,6 +192,12 @@ TEST(Metrics, CountersEqualWhatTheSessionDid) {
   EXPECT_EQ(after.value("linkage_world_subscribers", a), 1);
   EXPECT_EQ(after.value("linkage_world_paused", a), 1);
   EXPECT_EQ(after.value("linkage_worlds"), 3);  // default, m-a and the new m-b
+  // The session's connection (and the start-up probe's, if still open);
+  // nothing refused.
+  EXPECT_GE(after.value("linkage_connections_open"), 1);
+  EXPECT_GE(after.value("linkage_connections_accepted_total"), after.value("linkage_connections_open"));
+  for (const char* reason : {"over_limit", "over_peer_limit", "out_of_files"})
+    EXPECT_EQ(after.value("linkage_connections_refused_total", {{"reason", reason}}), 0) << reason;
 
   double bytes = 0;
   int with_changes = 0;
@@ -210,6 +216,8 @@ TEST(Metrics, CountersEqualWhatTheSessionDid) {
   EXPECT_EQ(after.families.at("linkage_world_ticks_total").type, "counter");
   EXPECT_EQ(after.families.at("linkage_world_step_seconds").type, "histogram");
   EXPECT_EQ(after.families.at("linkage_rpc_requests_total").type, "counter");
+  EXPECT_EQ(after.families.at("linkage_connections_open").type, "gauge");
+  EXPECT_EQ(after.families.at("linkage_connections_refused_total").type, "counter");
   EXPECT_FALSE(after.families.at("linkage_world_frames_skipped_total").help.empty());
   stream_context.TryCancel();
 }
