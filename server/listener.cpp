@@ -76,6 +76,9 @@ Result<std::unique_ptr<Listener>> Listener::open(const std::string& address) {
   std::string host = address.substr(0, colon);
   const std::string port = address.substr(colon + 1);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  const bool digits = !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stoi(port) > 65535)
+    return Error{ErrorCode::invalid_argument, "--listen " + address + ": the port must be a number from 0 to 65535, got '" + port + "'"};
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;

@@ -12,6 +12,7 @@ Run: LINKAGED=build/server/linkaged LINKCTL=build/client/linkctl/linkctl \
 import os
 import re
 import shutil
+import socket
 import subprocess
 from pathlib import Path
 
@@ -78,6 +79,26 @@ def test_a_refused_start_is_json_too(tmp_path):
     (refused,) = parse(proc.stdout)
     assert refused["event"] == "server.refused" and refused["level"] == "critical"
     assert "--insecure" in refused["message"]
+
+
+def test_a_listen_address_it_cannot_serve_is_refused_saying_why():
+    def refusal(address, *flags):
+        proc = subprocess.run([LINKAGED, "--log-format", "json", "--listen", address, *flags],
+                              capture_output=True, timeout=10)
+        assert proc.returncode == 2, (address, proc.stdout)
+        (refused,) = events(parse(proc.stdout), "server.refused")
+        return refused["message"]
+
+    for port in ["99999", "", "50051x", "-1"]:
+        assert "the port must be a number from 0 to 65535, got '" + port + "'" in refusal("127.0.0.1:" + port)
+    assert "host:port" in refusal("127.0.0.1")
+    # A name no resolver knows (past the access check, which asks for TLS off loopback).
+    assert refusal("nonsense.invalid:5", "--insecure").startswith("--listen nonsense.invalid:5: ")
+    with socket.socket() as taken:  # a port in use
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = "127.0.0.1:%d" % taken.getsockname()[1]
+        assert refusal(address) == "cannot listen on " + address + ": Address already in use"
 
 
 def test_text_is_the_default_and_the_flag_wins_over_the_environment():
