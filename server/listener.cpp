@@ -23,9 +23,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How often, at most, the open connections are counted again (each an
-// fstat) while a limit is reached, and refusals logged.
+// How often, at most, the open connections are counted again (an fstat
+// each) while a limit is reached: every kRecount, and no more than one
+// kRecountShare-th of the loop's time; and how often refusals are logged.
 constexpr auto kRecount = std::chrono::milliseconds(20);
+constexpr int kRecountShare = 10;
 constexpr auto kLogEvery = std::chrono::seconds(10);
 // Connections taken from one listening socket before looking at the others.
 constexpr int kBurst = 64;
@@ -159,7 +161,7 @@ void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, Lis
   int reserve = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   std::vector<Handed> handed;
   std::map<std::string, int> per_peer;
-  Clock::time_point counted{}, logged = Clock::now();
+  Clock::time_point next_count{}, logged = Clock::now();
   ListenerCounters& c = *counters_;
   struct {
     std::uint64_t over_limit = 0, over_peer_limit = 0, out_of_files = 0;
@@ -167,15 +169,16 @@ void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, Lis
 
   // Forgets the connections gRPC has closed.
   auto recount = [&] {
-    const Clock::time_point now = Clock::now();
-    if (now - counted < kRecount) return;
-    counted = now;
+    const Clock::time_point start = Clock::now();
+    if (start < next_count) return;
     std::erase_if(handed, [&](const Handed& h) {
       if (still_open(h)) return false;
       if (--per_peer[h.peer] == 0) per_peer.erase(h.peer);
       return true;
     });
     c.open = static_cast<int>(handed.size());
+    const Clock::time_point end = Clock::now();
+    next_count = end + std::max<Clock::duration>(kRecount, kRecountShare * (end - start));
   };
   auto report = [&](bool now) {
     const std::uint64_t refused = c.over_limit + c.over_peer_limit + c.out_of_files,
@@ -199,7 +202,10 @@ void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, Lis
 
   for (;;) {
     const int ready = ::poll(polled.data(), polled.size(), static_cast<int>(kLogEvery / std::chrono::milliseconds(1)));
-    if (ready < 0 && errno != EINTR) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (ready < 0) {  // EINTR, or the kernel's ENOMEM for a moment
+      if (errno != EINTR) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
     if (polled.back().revents != 0) break;
     report(false);
     for (std::size_t i = 0; i + 1 < polled.size(); ++i) {

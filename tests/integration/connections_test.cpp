@@ -39,6 +39,18 @@ struct Server {
                    " --log-level warn " + flags}) {
     EXPECT_TRUE(wait_until_serving(child, target, 10s)) << "linkaged did not start";
   }
+  // Its open files once the count stops moving: the start-up probe's
+  // connection (wait_until_serving) closes some time after it answers.
+  int settled_open_files() const {
+    int last = open_files();
+    for (int tries = 0; tries < 25; ++tries) {
+      std::this_thread::sleep_for(200ms);
+      const int now = open_files();
+      if (now == last) break;
+      last = now;
+    }
+    return last;
+  }
   int open_files() const {
     int n = 0;
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(child.pid()) + "/fd"))
@@ -124,7 +136,7 @@ TEST(Connections, SilentConnectionsPastTheSoftLimitLeaveTheServerReachable) {
 TEST(Connections, OneAddressHoldsAtMostItsShare) {
   if (!enough_files()) GTEST_SKIP() << "the hard limit on open files is below " << 2 * kConnections;
   Server server("-Sn " + std::to_string(kSoftLimit), "--max-connections-per-peer 64");
-  const int before = server.open_files();
+  const int before = server.settled_open_files();
   const std::vector<int> held = flood(server, kConnections);
   EXPECT_LE(server.open_files(), before + 64 + 4);
   EXPECT_GE(server.open_files(), before + 64);
@@ -138,7 +150,7 @@ TEST(Connections, OneAddressHoldsAtMostItsShare) {
 TEST(Connections, ConnectionsStayWithinTheFileLimit) {
   if (!enough_files()) GTEST_SKIP() << "the hard limit on open files is below " << 2 * kConnections;
   Server server("-n 256", "--max-connections-per-peer 0");
-  const int before = server.open_files();
+  const int before = server.settled_open_files();
   const std::vector<int> held = flood(server, kConnections);
   EXPECT_LE(server.open_files(), before + 128 + 4);
   EXPECT_LT(server.open_files(), 256);
@@ -163,7 +175,7 @@ TEST(Connections, RunningOutOfFilesDoesNotEndAccepting) {
 
 TEST(Connections, ConnectionsThatNeverSpeakAreClosedAfterTheHandshakeTimeout) {
   Server server;
-  const int before = server.open_files();
+  const int before = server.settled_open_files();
   std::vector<int> held;
   for (int i = 0; i < 100; ++i) {
     const int fd = silent_connection(server.port);
