@@ -25,7 +25,7 @@
 namespace linkage::server {
 
 struct ListenerLimits {
-  int max_connections = 0;  // open at once; 0: the file limit less kReservedFiles
+  int max_connections = 1;  // open at once, at least 1 (connection_limit() makes it from --max-connections)
   int max_per_peer = 0;     // open at once from one address; 0: no limit
 };
 

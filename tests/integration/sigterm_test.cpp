@@ -124,6 +124,10 @@ TEST(Flags, KeepToTheRulesOfTheApi) {
       {"--min-stream-rate", "500"},
       {"--watchdog-factor", "0.5"},
       {"--watchdog-ticks", "-1"},
+      {"--max-connections", "-1"},
+      {"--max-connections-per-peer", "-5"},
+      {"--max-connections", "99999999999"},
+      {"--max-connections-per-peer", "nan"},
   };
   for (const auto& flags : refused) {
     Server server(flags);
