@@ -22,6 +22,7 @@ packages=(
   python3-pip python3-setuptools python3-wheel   # client/python: the wheel (pip wheel, offline)
   python3-venv python3-numpy         # client/python: its test in a fresh venv, the numpy extra
   python3-yaml curl                  # tests/deploy: manifest checks, the container smoke test
+  python3-h2                         # tests/integration/unread_test.py: HTTP/2 as no gRPC library speaks it
   zsh jq                             # tests/client: linkctl's zsh completion run by zsh itself; its --json output
   chromium                           # web/e2e: the viewer in headless Chromium
 )

@@ -17,7 +17,8 @@ FileLimit raise_file_limit() {
   return out;
 }
 
-void limit_connections(grpc::ServerBuilder& builder) {
+void limit_connections(grpc::ServerBuilder& builder, int max_streams) {
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, max_streams + kCallsBesideStreams);
   builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, kHandshakeTimeoutMs);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);

@@ -32,7 +32,17 @@ struct FileLimit {
 // Raises the soft limit on open files to the hard one.
 FileLimit raise_file_limit();
 
+// A connection may have this many calls open at once beyond the server's
+// --max-streams (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: clients wait for
+// a place, and a stream past it is refused): room for every state stream
+// the server allows (a gateway's one connection carries all its viewers')
+// and for calls beside them. Without it one connection held as many calls
+// as it opened (50,000 unanswered GetWorld: 500 MB); the calls of the
+// linkage.v1 services are bounded by what they hold unread too
+// (host/unread.hpp), gRPC's own (health, reflection) by this alone.
+inline constexpr int kCallsBesideStreams = 1024;
+
 // The connection limits above, on the server's channel arguments.
-void limit_connections(grpc::ServerBuilder& builder);
+void limit_connections(grpc::ServerBuilder& builder, int max_streams);
 
 }  // namespace linkage::server

@@ -84,6 +84,13 @@ int main(int argc, char** argv) {
   option("--max-connections-per-peer", serve.max_connections_per_peer,
          "connections open at once from one address (more from it are closed as they come); 0: no limit")
       ->check(CLI::Range(0, 1 << 30));
+  option("--max-unread-bytes", serve.limits.unread.total,
+         "bytes of answers and stream frames made for clients that they have not read yet, all clients together "
+         "(past it calls are refused, RESOURCE_EXHAUSTED, and frames skipped); 0: no limit")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+  option("--max-unread-bytes-per-peer", serve.limits.unread.per_peer,
+         "the same, for the clients at one address; 0: no limit")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   option("--tokens", serve.access.tokens,
          "a token file (NAME ROLE WORLDS sha256:HASH a line; `linkaged token new` makes them): every call then "
          "needs 'authorization: Bearer TOKEN'; read again on SIGHUP and when it changes")

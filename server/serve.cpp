@@ -83,6 +83,14 @@ int serve(const ServeOptions& options) {
                               options.limits.max_stream_rate, options.limits.min_stream_rate));
   if (Status ok = check_tick_rate(options.tick_rate, options.limits.settings, "--tick-rate"); !ok)
     return refuse(ok.error().message);
+  // The largest answer must fit what one client may hold unread, or no client could ever have it.
+  const std::int64_t least_unread = std::int64_t{options.max_message_bytes} + std::int64_t{Unread::kCallBytes};
+  for (const auto& [flag, value] : {std::pair{"--max-unread-bytes", options.limits.unread.total},
+                                    std::pair{"--max-unread-bytes-per-peer", options.limits.unread.per_peer}})
+    if (value != 0 && value < least_unread)
+      return refuse(fmt::format("{}: must be 0 (no limit) or at least --max-message-bytes plus 8 KiB ({} bytes), so "
+                                "that the largest answer can be sent; got {}",
+                                flag, least_unread, value));
   const MemoryTrimmer trimmer;
   WorldSettings defaults;
   defaults.dt = 1.0 / options.tick_rate;
@@ -154,7 +162,7 @@ int serve(const ServeOptions& options) {
   }
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
-  limit_connections(builder);
+  limit_connections(builder, options.limits.max_streams);
   services.register_with(builder);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return refuse("cannot listen on " + options.listen);
@@ -184,6 +192,8 @@ int serve(const ServeOptions& options) {
               {"port", port},
               {"max_connections", listener ? connection_limits.max_connections : 0},
               {"max_connections_per_peer", listener ? connection_limits.max_per_peer : 0},
+              {"max_unread_bytes", options.limits.unread.total},
+              {"max_unread_bytes_per_peer", options.limits.unread.per_peer},
               {"tick_rate", options.tick_rate},
               {"scene", options.scene},
               {"data_dir", options.data_dir}});

@@ -10,6 +10,7 @@
 
 #include "linkage/result.hpp"
 #include "policy.hpp"
+#include "unread.hpp"
 #include "world_host.hpp"
 
 namespace linkage::server {
@@ -19,6 +20,7 @@ struct ServerLimits {
   int max_streams = 256;          // open StateStream calls, all worlds together
   double min_stream_rate = 0.01;  // Hz; a stream asking for less (but 0, every tick) is refused
   double max_stream_rate = 240;   // Hz; a stream asking for more gets this
+  UnreadLimits unread;            // answers and frames made but not yet read by their clients
   SettingsPolicy settings;        // tick rates and iteration caps every world's settings keep to
   Limits world;                   // per world, unless a world sets its own
 };
@@ -31,7 +33,7 @@ class Registry {
  public:
   using Clock = WorldHost::Clock;
 
-  explicit Registry(ServerLimits limits) : limits_(limits) {}
+  explicit Registry(ServerLimits limits) : limits_(limits), unread_(limits.unread) {}
   ~Registry() { stop_all("server stopping"); }
 
   const ServerLimits& limits() const { return limits_; }
@@ -73,6 +75,10 @@ class Registry {
   bool acquire_stream();
   void release_stream();
 
+  // Answers and frames made for clients and not yet read, by address.
+  Unread& unread() { return unread_; }
+  const Unread& unread() const { return unread_; }
+
  private:
   // Forgets removed worlds whose threads have ended (so joining them is
   // instant); their memory goes with them.
@@ -84,6 +90,7 @@ class Registry {
   std::map<std::string, std::shared_ptr<WorldHost>> worlds_;
   std::vector<std::shared_ptr<WorldHost>> removed_;  // stopping, their threads maybe in a last step
   std::atomic<int> streams_{0};
+  Unread unread_;
 };
 
 // Letters, digits, '-', '_' and '.', 1 to 64 characters.

@@ -78,6 +78,23 @@ class WorldsCollectable final : public prometheus::Collectable {
     total.gauge.value = static_cast<double>(summaries.size());
     count.metric.push_back(total);
     families.push_back(std::move(count));
+    const Unread::Counts unread = worlds_.unread().counts();
+    const auto one = [&](const char* name, const char* help, MetricType type, double value) {
+      MetricFamily f{name, help, type, {}};
+      (type == MetricType::Counter ? f.metric.emplace_back().counter.value : f.metric.emplace_back().gauge.value) =
+          value;
+      families.push_back(std::move(f));
+    };
+    one("linkage_unread_bytes",
+        "Bytes of answers and stream frames made for clients that they have not read yet (each call counts 8 KiB "
+        "besides its answer).",
+        MetricType::Gauge, static_cast<double>(unread.bytes));
+    one("linkage_unread_peers", "Client addresses with answers or frames not yet read.", MetricType::Gauge,
+        static_cast<double>(unread.peers));
+    one("linkage_unread_refused_total",
+        "Calls refused and stream frames skipped because their client's address (--max-unread-bytes-per-peer) or "
+        "all clients (--max-unread-bytes) held that many bytes unread.",
+        MetricType::Counter, static_cast<double>(unread.refused));
     return families;
   }
 

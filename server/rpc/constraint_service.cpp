@@ -22,7 +22,7 @@ class ConstraintServiceImpl final : public v1::ConstraintService::CallbackServic
 
   ServerUnaryReactor* AddConstraint(CallbackServerContext* ctx, const v1::AddConstraintRequest* req,
                                     v1::AddConstraintResponse* resp) override {
-    return on_world(ctx, registry_, *req, [req, resp](State& s, WorldHost&) -> Status {
+    return on_world(ctx, registry_, *req, resp, [req, resp](State& s, WorldHost&) -> Status {
       Result<ConstraintId> id = s.world.add_constraint(req->constraint());
       if (!id) return id.error();
       id_to_proto(id.value(), resp->mutable_id());
@@ -32,21 +32,21 @@ class ConstraintServiceImpl final : public v1::ConstraintService::CallbackServic
 
   ServerUnaryReactor* AddConstraints(CallbackServerContext* ctx, const v1::AddConstraintsRequest* req,
                                      v1::AddConstraintsResponse* resp) override {
-    return on_world(ctx, registry_, *req, [req, resp](State& s, WorldHost&) -> Status {
+    return on_world(ctx, registry_, *req, resp, [req, resp](State& s, WorldHost&) -> Status {
       return s.world.add_constraints(req->constraints(), resp->mutable_ids());
     });
   }
 
   ServerUnaryReactor* GetConstraint(CallbackServerContext* ctx, const v1::GetConstraintRequest* req,
                                     v1::GetConstraintResponse* resp) override {
-    return on_world(ctx, registry_, *req, [req, resp](State& s, WorldHost&) {
+    return read_world(ctx, registry_, *req, resp, [req, resp](State& s, WorldHost&) {
       return describe_constraint(s, req->id(), resp->mutable_constraint());
     });
   }
 
   ServerUnaryReactor* ListConstraints(CallbackServerContext* ctx, const v1::ListConstraintsRequest* req,
                                       v1::ListConstraintsResponse* resp) override {
-    return on_world(ctx, registry_, *req, [resp](State& s, WorldHost&) -> Status {
+    return read_world(ctx, registry_, *req, resp, [resp](State& s, WorldHost&) -> Status {
       for (const ConstraintId id : s.world.core().constraints())
         if (Status ok = s.world.describe(id, resp->add_constraints()); !ok) return ok;
       return ok_status();
@@ -55,15 +55,15 @@ class ConstraintServiceImpl final : public v1::ConstraintService::CallbackServic
 
   ServerUnaryReactor* UpdateConstraint(CallbackServerContext* ctx, const v1::UpdateConstraintRequest* req,
                                        v1::UpdateConstraintResponse* resp) override {
-    return on_world(ctx, registry_, *req, [req, resp](State& s, WorldHost&) -> Status {
+    return on_world(ctx, registry_, *req, resp, [req, resp](State& s, WorldHost&) -> Status {
       if (Status ok = s.world.update_constraint(req->id(), req->constraint(), req->update_mask()); !ok) return ok;
       return describe_constraint(s, req->id(), resp->mutable_constraint());
     });
   }
 
   ServerUnaryReactor* RemoveConstraint(CallbackServerContext* ctx, const v1::RemoveConstraintRequest* req,
-                                       v1::RemoveConstraintResponse*) override {
-    return on_world(ctx, registry_, *req,
+                                       v1::RemoveConstraintResponse* resp) override {
+    return on_world(ctx, registry_, *req, resp,
                     [req](State& s, WorldHost&) { return s.world.remove_constraint(req->id()); });
   }
 

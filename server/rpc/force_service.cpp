@@ -17,7 +17,7 @@ class ForceServiceImpl final : public v1::ForceService::CallbackService {
 
   ServerUnaryReactor* AddForce(CallbackServerContext* ctx, const v1::AddForceRequest* req,
                                v1::AddForceResponse* resp) override {
-    return on_world(ctx, registry_, *req, [req, resp](State& s, WorldHost&) -> Status {
+    return on_world(ctx, registry_, *req, resp, [req, resp](State& s, WorldHost&) -> Status {
       Result<ForceId> id = s.world.add_force(req->force());
       if (!id) return id.error();
       id_to_proto(id.value(), resp->mutable_id());
@@ -27,20 +27,20 @@ class ForceServiceImpl final : public v1::ForceService::CallbackService {
 
   ServerUnaryReactor* UpdateForce(CallbackServerContext* ctx, const v1::UpdateForceRequest* req,
                                   v1::UpdateForceResponse* resp) override {
-    return on_world(ctx, registry_, *req, [req, resp](State& s, WorldHost&) -> Status {
+    return on_world(ctx, registry_, *req, resp, [req, resp](State& s, WorldHost&) -> Status {
       if (Status ok = s.world.update_force(req->id(), req->force(), req->update_mask()); !ok) return ok;
       return s.world.describe(id_from_proto<ForceTag>(req->id()), resp->mutable_force());
     });
   }
 
   ServerUnaryReactor* RemoveForce(CallbackServerContext* ctx, const v1::RemoveForceRequest* req,
-                                  v1::RemoveForceResponse*) override {
-    return on_world(ctx, registry_, *req, [req](State& s, WorldHost&) { return s.world.remove_force(req->id()); });
+                                  v1::RemoveForceResponse* resp) override {
+    return on_world(ctx, registry_, *req, resp, [req](State& s, WorldHost&) { return s.world.remove_force(req->id()); });
   }
 
   ServerUnaryReactor* ListForces(CallbackServerContext* ctx, const v1::ListForcesRequest* req,
                                  v1::ListForcesResponse* resp) override {
-    return on_world(ctx, registry_, *req, [resp](State& s, WorldHost&) -> Status {
+    return read_world(ctx, registry_, *req, resp, [resp](State& s, WorldHost&) -> Status {
       for (const ForceId id : s.world.core().forces())
         if (Status ok = s.world.describe(id, resp->add_forces()); !ok) return ok;
       return ok_status();
@@ -48,8 +48,8 @@ class ForceServiceImpl final : public v1::ForceService::CallbackService {
   }
 
   ServerUnaryReactor* ApplyImpulse(CallbackServerContext* ctx, const v1::ApplyImpulseRequest* req,
-                                   v1::ApplyImpulseResponse*) override {
-    return on_world(ctx, registry_, *req,
+                                   v1::ApplyImpulseResponse* resp) override {
+    return on_world(ctx, registry_, *req, resp,
                     [req](State& s, WorldHost&) { return s.world.apply_impulse(req->impulse()); });
   }
 

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "answer.hpp"
 #include "host/registry.hpp"
 #include "status.hpp"
 
@@ -29,45 +30,67 @@ inline grpc::Status gave_up() {
   return {grpc::StatusCode::CANCELLED, "the caller gave up (deadline or cancellation) before the call ran; it did not"};
 }
 
-// `fn(State&, WorldHost&)` returns linkage::Status and fills the response;
-// `req` names the world and is held while the call waits.
-template <class Request, class Fn>
-grpc::ServerUnaryReactor* on_world(grpc::CallbackServerContext* ctx, Registry& registry, const Request& req, Fn fn) {
+// Runs `fn(State&, WorldHost&)`, which returns linkage::Status and fills
+// `resp`, on the world `req` names (held while the call waits), and answers
+// through `answer`: a read's answer only if its client's address may hold it
+// unread (Answer::read), a change's whatever the limits.
+enum class Call { reads, changes };
+
+template <class Request, class Response, class Fn>
+grpc::ServerUnaryReactor* run_on_world(Call call, grpc::CallbackServerContext* ctx, Registry& registry,
+                                       const Request& req, Response* resp, Fn fn) {
   const std::string& name = req.world();
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  Answer* answer = Answer::start(ctx, registry.unread());
+  if (!answer->admitted()) return answer;
   std::shared_ptr<WorldHost> host = registry.find(name);
   if (!host) {
-    reactor->Finish(no_world(name));
-    return reactor;
+    answer->Finish(no_world(name));
+    return answer;
   }
   WorldHost* h = host.get();
   const bool posted = host->post(
-      [ctx, reactor, h, fn](WorldHost::State& s) {
+      [call, ctx, answer, resp, h, fn](WorldHost::State& s) {
         // A caller that gave up while its call waited (its deadline passed,
         // or it cancelled) has its answer already: the call does not run,
         // so it changes nothing its caller cannot know of, and a flood of
         // calls that time out costs the world nothing.
         if (ctx->IsCancelled()) {
-          reactor->Finish(gave_up());
+          answer->Finish(gave_up());
           return;
         }
         const grpc::Status status = to_grpc(fn(s, *h));
         // Before the answer: the caller's next GetWorld shows what it did.
         h->publish_summary(s);
         // Once what it changed is on disk (a durable world, --data-dir).
-        h->reply([reactor, status](const std::string& unsaved) {
-          if (unsaved.empty() || !status.ok()) {
-            reactor->Finish(status);
+        h->reply([call, answer, resp, status](const std::string& unsaved) {
+          if (call == Call::reads) {
+            answer->read(status, *resp);
+          } else if (unsaved.empty() || !status.ok()) {
+            answer->changed(status, *resp);
           } else {
-            reactor->Finish({grpc::StatusCode::UNAVAILABLE,
-                             "the change was made but could not be saved (" + unsaved +
-                                 "); it may be lost if the server restarts"});
+            answer->Finish({grpc::StatusCode::UNAVAILABLE,
+                            "the change was made but could not be saved (" + unsaved +
+                                "); it may be lost if the server restarts"});
           }
         });
       },
-      [reactor, name] { reactor->Finish(world_gone(name)); }, req.ByteSizeLong());
-  if (!posted) reactor->Finish(world_busy(name));
-  return reactor;
+      [answer, name] { answer->Finish(world_gone(name)); }, req.ByteSizeLong());
+  if (!posted) answer->Finish(world_busy(name));
+  return answer;
+}
+
+// A call that may change the world.
+template <class Request, class Response, class Fn>
+grpc::ServerUnaryReactor* on_world(grpc::CallbackServerContext* ctx, Registry& registry, const Request& req,
+                                   Response* resp, Fn fn) {
+  return run_on_world(Call::changes, ctx, registry, req, resp, std::move(fn));
+}
+
+// A call that only reads the world: its answer may be refused once made.
+template <class Request, class Response, class Fn>
+grpc::ServerUnaryReactor* read_world(grpc::CallbackServerContext* ctx, Registry& registry, const Request& req,
+                                     Response* resp, Fn fn) {
+  return run_on_world(Call::reads, ctx, registry, req, resp, std::move(fn));
 }
 
 }  // namespace linkage::server

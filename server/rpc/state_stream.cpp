@@ -3,18 +3,20 @@
 namespace linkage::server {
 
 grpc::ServerWriteReactor<v1::Snapshot>* StateStream::start(Registry& registry, std::shared_ptr<WorldHost> host,
-                                                           double rate_hz, bool constraints, bool diagnostics,
-                                                           bool contacts) {
-  std::shared_ptr<StateStream> stream(new StateStream(registry, host, rate_hz, constraints, diagnostics, contacts));
+                                                           std::string peer, double rate_hz, bool constraints,
+                                                           bool diagnostics, bool contacts) {
+  std::shared_ptr<StateStream> stream(
+      new StateStream(registry, host, std::move(peer), rate_hz, constraints, diagnostics, contacts));
   stream->self_ = stream;
   host->subscribe(stream);
   return stream.get();
 }
 
-StateStream::StateStream(Registry& registry, std::shared_ptr<WorldHost> host, double rate_hz, bool constraints,
-                         bool diagnostics, bool contacts)
+StateStream::StateStream(Registry& registry, std::shared_ptr<WorldHost> host, std::string peer, double rate_hz,
+                         bool constraints, bool diagnostics, bool contacts)
     : registry_(registry),
       host_(std::move(host)),
+      peer_(std::move(peer)),
       interval_(rate_hz > 0.0 ? std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate_hz))
                               : Clock::duration::zero()),
       constraints_(constraints),
@@ -45,6 +47,14 @@ std::uint64_t StateStream::known_contact_version() const {
 void StateStream::send(std::shared_ptr<const v1::Snapshot> frame) {
   std::lock_guard lock(mutex_);
   if (finished_ || writing_) return;
+  // Its packed columns make the size cheap; gRPC reads it from the cache.
+  const std::size_t bytes = frame->ByteSizeLong();
+  if (!registry_.unread().take(peer_, bytes)) {
+    registry_.unread().refused(peer_);
+    if (meters_) meters_->frame_skipped();
+    return;  // offered the next one, as a slow reader is
+  }
+  writing_bytes_ = bytes;
   const Clock::time_point now = Clock::now();
   // Due again one interval after this one was due (not after it was sent),
   // so the stream keeps its rate on average; the first frame starts the count.
@@ -77,7 +87,9 @@ void StateStream::finish_locked(grpc::Status status) {
 void StateStream::OnWriteDone(bool ok) {
   std::lock_guard lock(mutex_);
   // Serializing the frame left its size cached.
-  if (ok && meters_) meters_->frame_sent(static_cast<std::size_t>(writing_->GetCachedSize()));
+  if (ok && meters_) meters_->frame_sent(writing_bytes_);
+  registry_.unread().give_back(peer_, writing_bytes_);
+  writing_bytes_ = 0;
   writing_.reset();
   if (finish_after_write_) {
     Finish(*finish_after_write_);
@@ -95,6 +107,7 @@ void StateStream::OnCancel() {
 
 void StateStream::OnDone() {
   host_->unsubscribe(this);
+  registry_.unread().give_back(peer_, Unread::kCallBytes);
   std::shared_ptr<StateStream> keep;
   {
     std::lock_guard lock(mutex_);

@@ -24,8 +24,8 @@ class StateStream final : public grpc::ServerWriteReactor<v1::Snapshot>, public 
  public:
   // Starts the stream on `host`; the reactor owns itself until OnDone.
   static grpc::ServerWriteReactor<v1::Snapshot>* start(Registry& registry, std::shared_ptr<WorldHost> host,
-                                                       double rate_hz, bool constraints, bool diagnostics,
-                                                       bool contacts);
+                                                       std::string peer, double rate_hz, bool constraints,
+                                                       bool diagnostics, bool contacts);
 
   bool ready(Clock::time_point now) override;
   void missed(Clock::time_point now) override;
@@ -42,13 +42,14 @@ class StateStream final : public grpc::ServerWriteReactor<v1::Snapshot>, public 
   void OnDone() override;
 
  private:
-  StateStream(Registry& registry, std::shared_ptr<WorldHost> host, double rate_hz, bool constraints, bool diagnostics,
-              bool contacts);
+  StateStream(Registry& registry, std::shared_ptr<WorldHost> host, std::string peer, double rate_hz, bool constraints,
+              bool diagnostics, bool contacts);
   // Finishes now, or after the write in flight.
   void finish_locked(grpc::Status status);
 
   Registry& registry_;
   std::shared_ptr<WorldHost> host_;
+  const std::string peer_;  // the client's address, whose unread bytes count the stream and its frame
   const Clock::duration interval_;  // 0: every tick
   const bool constraints_, diagnostics_, contacts_;
   const std::shared_ptr<WorldMeters> meters_;  // null without metrics
@@ -56,6 +57,7 @@ class StateStream final : public grpc::ServerWriteReactor<v1::Snapshot>, public 
   mutable std::mutex mutex_;
   std::shared_ptr<StateStream> self_;                 // keeps the reactor alive until OnDone
   std::shared_ptr<const v1::Snapshot> writing_;       // the frame in flight
+  std::size_t writing_bytes_ = 0;                     // its size, counted in Unread
   Clock::time_point next_due_{};
   std::uint64_t known_version_ = 0;
   std::uint64_t known_contact_version_ = 0;

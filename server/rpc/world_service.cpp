@@ -85,7 +85,8 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* CreateWorld(CallbackServerContext* ctx, const v1::CreateWorldRequest* req,
                                   v1::CreateWorldResponse* resp) override {
-    ServerUnaryReactor* reactor = ctx->DefaultReactor();
+    Answer* reactor = Answer::start(ctx, registry_.unread());
+    if (!reactor->admitted()) return reactor;
     auto fail = [&](const Error& e) {
       reactor->Finish(to_grpc(e));
       return reactor;
@@ -102,7 +103,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
     if (!host) return fail(host.error());
     // The new world's summary is its whole description: no need to wait for its thread.
     *resp->mutable_world() = host.value()->summary();
-    reactor->Finish(grpc::Status::OK);
+    reactor->changed(grpc::Status::OK, *resp);
     return reactor;
   }
 
@@ -110,28 +111,30 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   // tick and command: they never wait for a world's thread, however busy.
   ServerUnaryReactor* ListWorlds(CallbackServerContext* ctx, const v1::ListWorldsRequest*,
                                  v1::ListWorldsResponse* resp) override {
+    Answer* reactor = Answer::start(ctx, registry_.unread());
+    if (!reactor->admitted()) return reactor;
     for (const auto& host : registry_.all()) *resp->add_worlds() = host->summary();  // by name
-    ServerUnaryReactor* reactor = ctx->DefaultReactor();
-    reactor->Finish(grpc::Status::OK);
+    reactor->read(grpc::Status::OK, *resp);
     return reactor;
   }
 
   ServerUnaryReactor* GetWorld(CallbackServerContext* ctx, const v1::GetWorldRequest* req,
                                v1::GetWorldResponse* resp) override {
-    ServerUnaryReactor* reactor = ctx->DefaultReactor();
+    Answer* reactor = Answer::start(ctx, registry_.unread());
+    if (!reactor->admitted()) return reactor;
     std::shared_ptr<WorldHost> host = registry_.find(req->world());
     if (!host) {
       reactor->Finish(no_world(req->world()));
       return reactor;
     }
     *resp->mutable_world() = host->summary();
-    reactor->Finish(grpc::Status::OK);
+    reactor->read(grpc::Status::OK, *resp);
     return reactor;
   }
 
   ServerUnaryReactor* UpdateWorld(CallbackServerContext* ctx, const v1::UpdateWorldRequest* req,
                                   v1::UpdateWorldResponse* resp) override {
-    return on_world(ctx, registry_, *req, [this, req, resp](State& s, WorldHost& h) -> Status {
+    return on_world(ctx, registry_, *req, resp, [this, req, resp](State& s, WorldHost& h) -> Status {
       // With a mask, the named settings over the world's own (all of them set).
       v1::WorldSettings asked = req->settings();
       if (req->update_mask().paths_size() > 0) {
@@ -151,7 +154,8 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* DeleteWorld(CallbackServerContext* ctx, const v1::DeleteWorldRequest* req,
                                   v1::DeleteWorldResponse*) override {
-    ServerUnaryReactor* reactor = ctx->DefaultReactor();
+    Answer* reactor = Answer::start(ctx, registry_.unread());
+    if (!reactor->admitted()) return reactor;
     // Answered at once: the world is gone from the API, its streams have
     // ended and its waiting calls are answered; its thread ends after the
     // step it may be in, whatever that step costs.
@@ -161,7 +165,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   }
 
   ServerUnaryReactor* Pause(CallbackServerContext* ctx, const v1::PauseRequest* req, v1::PauseResponse* resp) override {
-    return on_world(ctx, registry_, *req, [resp](State& s, WorldHost& h) {
+    return on_world(ctx, registry_, *req, resp, [resp](State& s, WorldHost& h) {
       s.paused = true;
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
@@ -170,7 +174,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* Resume(CallbackServerContext* ctx, const v1::ResumeRequest* req,
                              v1::ResumeResponse* resp) override {
-    return on_world(ctx, registry_, *req, [resp](State& s, WorldHost& h) {
+    return on_world(ctx, registry_, *req, resp, [resp](State& s, WorldHost& h) {
       s.paused = false;
       s.halt = {};  // whatever paused it by itself is history
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
@@ -179,7 +183,8 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   }
 
   ServerUnaryReactor* Step(CallbackServerContext* ctx, const v1::StepRequest* req, v1::StepResponse* resp) override {
-    ServerUnaryReactor* reactor = ctx->DefaultReactor();
+    Answer* reactor = Answer::start(ctx, registry_.unread());
+    if (!reactor->admitted()) return reactor;
     if (req->ticks() < 1 || req->ticks() > kMaxStepTicks) {
       reactor->Finish({grpc::StatusCode::INVALID_ARGUMENT, "ticks: must be 1 to " + std::to_string(kMaxStepTicks) +
                                                                ", got " + std::to_string(req->ticks())});
@@ -205,10 +210,11 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
             resp->set_ticks(done);
             resp->set_ended(step_end_to_proto(end));
             h->publish_summary(s);
-            reactor->Finish(end == StepEnd::cancelled
-                                ? grpc::Status(grpc::StatusCode::CANCELLED,
-                                               "Step cancelled by its caller after " + std::to_string(done) + " ticks")
-                                : grpc::Status::OK);
+            reactor->changed(end == StepEnd::cancelled
+                                 ? grpc::Status(grpc::StatusCode::CANCELLED,
+                                                "Step cancelled by its caller after " + std::to_string(done) + " ticks")
+                                 : grpc::Status::OK,
+                             *resp);
           };
           job.dropped = gone;
           const Status started = h->start_step(s, std::move(job));
@@ -221,7 +227,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
   }
 
   ServerUnaryReactor* Reset(CallbackServerContext* ctx, const v1::ResetRequest* req, v1::ResetResponse* resp) override {
-    return on_world(ctx, registry_, *req, [resp](State& s, WorldHost& h) -> Status {
+    return on_world(ctx, registry_, *req, resp, [resp](State& s, WorldHost& h) -> Status {
       s.world.reset();
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
@@ -230,7 +236,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* LoadScene(CallbackServerContext* ctx, const v1::LoadSceneRequest* req,
                                 v1::LoadSceneResponse* resp) override {
-    return on_world(ctx, registry_, *req, [this, req, resp](State& s, WorldHost& h) -> Status {
+    return on_world(ctx, registry_, *req, resp, [this, req, resp](State& s, WorldHost& h) -> Status {
       const Limits& l = s.world.limits();
       const SceneLimits limits{l.max_bodies, l.max_constraints, l.max_forces, l.max_bytes};
       Result<LoadedScene> loaded = load_scene(req->scene(), defaults_, limits);
@@ -245,7 +251,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* SaveScene(CallbackServerContext* ctx, const v1::SaveSceneRequest* req,
                                 v1::SaveSceneResponse* resp) override {
-    return on_world(ctx, registry_, *req, [resp](State& s, WorldHost&) {
+    return read_world(ctx, registry_, *req, resp, [resp](State& s, WorldHost&) {
       *resp->mutable_scene() = save_scene(s.world.core(), s.world.names());
       return ok_status();
     });
@@ -253,7 +259,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* ApplyBatch(CallbackServerContext* ctx, const v1::ApplyBatchRequest* req,
                                  v1::ApplyBatchResponse* resp) override {
-    return on_world(ctx, registry_, *req, [req, resp](State& s, WorldHost&) -> Status {
+    return on_world(ctx, registry_, *req, resp, [req, resp](State& s, WorldHost&) -> Status {
       resp->set_tick(s.tick);
       return s.world.apply_batch(req->commands(), resp->mutable_results());
     });
@@ -261,7 +267,8 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* ForkWorld(CallbackServerContext* ctx, const v1::ForkWorldRequest* req,
                                 v1::ForkWorldResponse* resp) override {
-    ServerUnaryReactor* reactor = ctx->DefaultReactor();
+    Answer* reactor = Answer::start(ctx, registry_.unread());
+    if (!reactor->admitted()) return reactor;
     std::shared_ptr<WorldHost> source = registry_.find(req->world());
     if (!source) {
       reactor->Finish(no_world(req->world()));
@@ -278,7 +285,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
         return;
       }
       *resp->mutable_world() = host.value()->summary();
-      reactor->Finish(grpc::Status::OK);
+      reactor->changed(grpc::Status::OK, *resp);
     };
     if (!req->has_tick()) {
       // Now: a copy taken on the world's thread, between two ticks.
@@ -322,8 +329,9 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
     return reactor;
   }
 
-  grpc::ServerWriteReactor<v1::Snapshot>* StreamState(CallbackServerContext*,
+  grpc::ServerWriteReactor<v1::Snapshot>* StreamState(CallbackServerContext* ctx,
                                                       const v1::StreamStateRequest* req) override {
+    std::string peer = peer_address(ctx->peer());
     std::shared_ptr<WorldHost> host = registry_.find(req->world());
     if (!host) return new RefusedStream(no_world(req->world()));
     const double asked = req->rate_hz();
@@ -332,14 +340,20 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
       return new RefusedStream({grpc::StatusCode::INVALID_ARGUMENT,
                                 "rate_hz: must be 0 (every tick) or at least " + number(least) +
                                     " Hz on this server (--min-stream-rate), got " + number(asked)});
-    if (!registry_.acquire_stream())
+    if (!registry_.unread().take(peer, Unread::kCallBytes)) {
+      registry_.unread().refused(peer);
+      return new RefusedStream({grpc::StatusCode::RESOURCE_EXHAUSTED, registry_.unread().refusal(peer)});
+    }
+    if (!registry_.acquire_stream()) {
+      registry_.unread().give_back(peer, Unread::kCallBytes);
       return new RefusedStream({grpc::StatusCode::RESOURCE_EXHAUSTED,
                                 "the server has its maximum of " + std::to_string(registry_.limits().max_streams) +
                                     " streams open (--max-streams)"});
+    }
     const double cap = registry_.limits().max_stream_rate;
     const double rate = asked == 0.0 ? cap : std::min(asked, cap);  // 0: every tick, up to the cap
-    return StateStream::start(registry_, std::move(host), rate, req->constraints(), req->diagnostics(),
-                              req->contacts());
+    return StateStream::start(registry_, std::move(host), std::move(peer), rate, req->constraints(),
+                              req->diagnostics(), req->contacts());
   }
 
  private:

@@ -31,7 +31,7 @@ def test_the_files_values_hold(tmp_path):
     # Its listen address loses to the test's --listen 127.0.0.1:0.
     config = toml(tmp_path, "linkaged.toml",
                   'listen = "127.0.0.1:1"\ntick-rate = 120\nmax-worlds = 2\nlog-format = "json"\n'
-                  'max-connections-per-peer = 7\n')
+                  'max-connections-per-peer = 7\nmax-unread-bytes-per-peer = 33554432\n')
 
     def session(server):
         server.ctl("world", "create", "second")
@@ -44,6 +44,8 @@ def test_the_files_values_hold(tmp_path):
     assert listening["fields"]["tick_rate"] == 120
     assert listening["fields"]["max_connections_per_peer"] == 7
     assert listening["fields"]["max_connections"] > 0  # 0: the file limit's share
+    assert listening["fields"]["max_unread_bytes_per_peer"] == 32 << 20
+    assert listening["fields"]["max_unread_bytes"] == 256 << 20  # the default
 
 
 def test_flags_win_over_the_environment_which_wins_over_the_file(tmp_path):

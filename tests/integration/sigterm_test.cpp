@@ -128,6 +128,9 @@ TEST(Flags, KeepToTheRulesOfTheApi) {
       {"--max-connections-per-peer", "-5"},
       {"--max-connections", "99999999999"},
       {"--max-connections-per-peer", "nan"},
+      {"--max-unread-bytes", "-1"},
+      {"--max-unread-bytes-per-peer", "1e99"},
+      {"--max-unread-bytes-per-peer", "1000"},  // below the largest answer
   };
   for (const auto& flags : refused) {
     Server server(flags);
