@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -39,6 +40,7 @@ struct Handed {
   dev_t dev;
   ino_t ino;
   std::string peer;
+  std::uint16_t port;
 };
 
 bool still_open(const Handed& h) {
@@ -60,6 +62,43 @@ std::string peer_key(const sockaddr_storage& a) {
     return std::string(bytes, sizeof in6.sin6_addr);
   }
   return {};
+}
+
+std::uint16_t peer_port(const sockaddr_storage& a) {
+  return ntohs(a.ss_family == AF_INET ? reinterpret_cast<const sockaddr_in&>(a).sin_port
+                                      : reinterpret_cast<const sockaddr_in6&>(a).sin6_port);
+}
+
+// gRPC's name of a TCP peer ("ipv4:A:PORT", "ipv6:[A]:PORT") as an address;
+// false for anything else.
+bool parse_grpc_peer(const std::string& peer, sockaddr_storage& out) {
+  out = {};
+  std::string host, port;
+  if (peer.starts_with("ipv4:")) {
+    const std::size_t colon = peer.rfind(':');
+    host = peer.substr(5, colon - 5);
+    port = peer.substr(colon + 1);
+    auto& in = reinterpret_cast<sockaddr_in&>(out);
+    in.sin_family = AF_INET;
+    if (::inet_pton(AF_INET, host.c_str(), &in.sin_addr) != 1) return false;
+  } else if (peer.starts_with("ipv6:[")) {
+    const std::size_t close = peer.find("]:");
+    if (close == std::string::npos) return false;
+    host = peer.substr(6, close - 6);
+    port = peer.substr(close + 2);
+    auto& in6 = reinterpret_cast<sockaddr_in6&>(out);
+    in6.sin6_family = AF_INET6;
+    if (::inet_pton(AF_INET6, host.substr(0, host.find('%')).c_str(), &in6.sin6_addr) != 1) return false;
+  } else {
+    return false;
+  }
+  char* end = nullptr;
+  const unsigned long number = std::strtoul(port.c_str(), &end, 10);
+  if (port.empty() || *end != '\0' || number > 65535) return false;
+  const std::uint16_t net = htons(static_cast<std::uint16_t>(number));
+  if (out.ss_family == AF_INET) reinterpret_cast<sockaddr_in&>(out).sin_port = net;
+  else reinterpret_cast<sockaddr_in6&>(out).sin6_port = net;
+  return true;
 }
 
 std::string error_text(int error) { return std::strerror(error); }
@@ -146,9 +185,19 @@ void Listener::start(grpc::experimental::ExternalConnectionAcceptor* acceptor, L
 
 void Listener::stop() {
   if (!thread_.joinable()) return;
+  stopping_ = true;
   const std::uint64_t one = 1;
   [[maybe_unused]] const ssize_t n = ::write(wake_, &one, sizeof one);
   thread_.join();
+}
+
+void Listener::close_connection(const std::string& grpc_peer, const std::string& why) {
+  {
+    std::lock_guard lock(closing_mutex_);
+    closing_.emplace_back(grpc_peer, why);
+  }
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = ::write(wake_, &one, sizeof one);
 }
 
 void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, ListenerLimits limits) {
@@ -206,7 +255,36 @@ void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, Lis
       if (errno != EINTR) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       continue;
     }
-    if (polled.back().revents != 0) break;
+    if (polled.back().revents != 0) {
+      if (stopping_) break;
+      std::uint64_t woken = 0;
+      [[maybe_unused]] const ssize_t n = ::read(wake_, &woken, sizeof woken);
+      std::vector<std::pair<std::string, std::string>> closing;
+      {
+        std::lock_guard lock(closing_mutex_);
+        closing.swap(closing_);
+      }
+      // Here, where connections are accepted: the descriptor checked to be
+      // the socket handed over cannot be closed and taken by a new one
+      // before it is shut down, except by a file gRPC opens meanwhile,
+      // which shutdown() refuses (not a socket).
+      for (const auto& [grpc_peer, why] : closing) {
+        sockaddr_storage address{};
+        if (!parse_grpc_peer(grpc_peer, address)) continue;
+        const std::string key = peer_key(address);
+        const std::uint16_t port = peer_port(address);
+        for (const Handed& h : handed) {
+          if (h.peer != key || h.port != port || !still_open(h)) continue;
+          if (::shutdown(h.fd, SHUT_RDWR) == 0) {
+            ++c.closed;
+            log::event(spdlog::level::warn, "server.connection_closed", "",
+                       fmt::format("closed the connection from {}: {}", grpc_peer, why),
+                       {{"peer", grpc_peer}, {"reason", why}});
+          }
+          break;
+        }
+      }
+    }
     report(false);
     for (std::size_t i = 0; i + 1 < polled.size(); ++i) {
       if (polled[i].revents == 0) continue;
@@ -262,7 +340,7 @@ void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, Lis
         }
         const int one = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        handed.push_back({fd, st.st_dev, st.st_ino, key});
+        handed.push_back({fd, st.st_dev, st.st_ino, key, peer_port(peer)});
         ++per_peer[key];
         c.open = static_cast<int>(handed.size());
         ++c.accepted;

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,6 +39,7 @@ inline constexpr int kReservedFiles = 256;
 // a reader (the metrics' scrape) may outlive the listener.
 struct ListenerCounters {
   std::atomic<std::uint64_t> accepted{0}, over_limit{0}, over_peer_limit{0}, out_of_files{0};
+  std::atomic<std::uint64_t> closed{0};  // by close_connection
   std::atomic<int> open{0};
 };
 
@@ -55,6 +57,11 @@ class Listener {
   // `acceptor` (whose server must have started).
   void start(grpc::experimental::ExternalConnectionAcceptor* acceptor, ListenerLimits limits);
   void stop();
+  // Closes the connection gRPC calls `grpc_peer` ("ipv4:10.0.0.7:51234",
+  // "ipv6:[::1]:51234"), if this listener handed it over: its socket is
+  // shut down under gRPC, which ends its calls and closes it. `why` goes to
+  // the log. Any thread; done on the listener's.
+  void close_connection(const std::string& grpc_peer, const std::string& why);
   std::shared_ptr<const ListenerCounters> counters() const { return counters_; }
 
  private:
@@ -62,7 +69,10 @@ class Listener {
   void run(grpc::experimental::ExternalConnectionAcceptor* acceptor, ListenerLimits limits);
 
   std::vector<int> sockets_;  // listening
-  int wake_ = -1;             // an eventfd: stop()
+  int wake_ = -1;             // an eventfd: stop() or close_connection()
+  std::atomic<bool> stopping_{false};
+  std::mutex closing_mutex_;
+  std::vector<std::pair<std::string, std::string>> closing_;  // (grpc peer, why) for the loop to close
   int port_ = 0;
   std::thread thread_;
   std::shared_ptr<ListenerCounters> counters_ = std::make_shared<ListenerCounters>();

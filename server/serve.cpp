@@ -141,7 +141,6 @@ int serve(const ServeOptions& options) {
           [] {});
   }
 
-  Services services(registry, defaults, {access.value().tokens, metrics.get()});
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -160,6 +159,12 @@ int serve(const ServeOptions& options) {
     acceptor = builder.experimental().AddExternalConnectionAcceptor(
         grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, access.value().credentials);
   }
+  ServiceOptions service_options{access.value().tokens, metrics.get()};
+  if (listener)
+    service_options.close_connection = [l = listener.get()](const std::string& peer, const std::string& why) {
+      l->close_connection(peer, why);
+    };
+  Services services(registry, defaults, std::move(service_options));
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   limit_connections(builder, options.limits.max_streams);
@@ -172,8 +177,8 @@ int serve(const ServeOptions& options) {
     listener->start(acceptor.get(), connection_limits);
     if (metrics)
       metrics->count_connections([counters = listener->counters()] {
-        return metrics::ConnectionCounts{counters->accepted, counters->over_limit, counters->over_peer_limit,
-                                         counters->out_of_files, counters->open};
+        return metrics::ConnectionCounts{counters->accepted,     counters->over_limit, counters->over_peer_limit,
+                                         counters->out_of_files, counters->open,       counters->closed};
       });
   }
   // Probes may name a service (Kubernetes' grpc probe takes one); the

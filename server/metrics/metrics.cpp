@@ -223,7 +223,12 @@ class ConnectionsCollectable final : public prometheus::Collectable {
       m.label.push_back({"reason", reason});
       m.counter.value = static_cast<double>(value);
     }
-    return {open, accepted, refused};
+    MetricFamily closed{"linkage_connections_closed_total",
+                        "Connections the server closed because their client abandoned calls (reset, past their "
+                        "deadline, or with no request) faster than it may: HTTP/2 rapid reset.",
+                        MetricType::Counter, {}};
+    closed.metric.emplace_back().counter.value = static_cast<double>(c.closed);
+    return {open, accepted, refused, closed};
   }
 
  private:

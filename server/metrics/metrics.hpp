@@ -7,7 +7,7 @@
 //                                 paused; the step time and each stage's as histograms;
 //                                 frames built, sent and skipped, bytes sent
 //   per RPC (labels method, code) calls answered, and their latency as a histogram
-//   connections (listener.hpp)    open, accepted, and refused (label reason)
+//   connections (listener.hpp)    open, accepted, refused (label reason), closed
 //
 // The worlds' counts and counters are read from the summaries the worlds
 // publish (at scrape time, without waiting for any world); the step and
@@ -30,6 +30,7 @@ namespace linkage::server::metrics {
 struct ConnectionCounts {
   std::uint64_t accepted = 0, over_limit = 0, over_peer_limit = 0, out_of_files = 0;
   int open = 0;
+  std::uint64_t closed = 0;  // by the server, their client abandoning calls too fast
 };
 
 class Metrics final : public WorldMeterFactory {

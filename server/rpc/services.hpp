@@ -6,7 +6,9 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/service_type.h>
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "access/tokens.hpp"
@@ -26,6 +28,9 @@ struct ServiceOptions {
   std::shared_ptr<access::TokenStore> tokens{};
   // Counts every call (metrics/metrics.hpp); null: no metrics.
   metrics::Metrics* metrics = nullptr;
+  // Closes a connection by gRPC's name of its peer (Listener); set, a
+  // connection that abandons calls too fast is closed (abandoned_calls.hpp).
+  std::function<void(const std::string&, const std::string&)> close_connection{};
 };
 
 class Services {
@@ -41,6 +46,7 @@ class Services {
  private:
   std::vector<std::unique_ptr<grpc::Service>> services_;
   metrics::Metrics* metrics_;
+  std::function<void(const std::string&, const std::string&)> close_connection_;
 };
 
 }  // namespace linkage::server

@@ -198,6 +198,7 @@ TEST(Metrics, CountersEqualWhatTheSessionDid) {
   EXPECT_GE(after.value("linkage_connections_accepted_total"), after.value("linkage_connections_open"));
   for (const char* reason : {"over_limit", "over_peer_limit", "out_of_files"})
     EXPECT_EQ(after.value("linkage_connections_refused_total", {{"reason", reason}}), 0) << reason;
+  EXPECT_EQ(after.value("linkage_connections_closed_total"), 0);
   // The open stream counts 8 KiB against its address until it ends; nothing refused.
   EXPECT_GE(after.value("linkage_unread_bytes"), 8192);
   EXPECT_EQ(after.value("linkage_unread_peers"), 1);
@@ -222,6 +223,7 @@ TEST(Metrics, CountersEqualWhatTheSessionDid) {
   EXPECT_EQ(after.families.at("linkage_rpc_requests_total").type, "counter");
   EXPECT_EQ(after.families.at("linkage_connections_open").type, "gauge");
   EXPECT_EQ(after.families.at("linkage_connections_refused_total").type, "counter");
+  EXPECT_EQ(after.families.at("linkage_connections_closed_total").type, "counter");
   EXPECT_EQ(after.families.at("linkage_unread_bytes").type, "gauge");
   EXPECT_EQ(after.families.at("linkage_unread_refused_total").type, "counter");
   EXPECT_FALSE(after.families.at("linkage_world_frames_skipped_total").help.empty());

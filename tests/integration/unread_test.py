@@ -11,16 +11,13 @@ would hold about 500 MB and the test asks for under 150.
 Run: LINKAGED=build/server/linkaged python3 -m pytest tests/integration/unread_test.py     (~5 s)
 """
 import json
-import socket
 import time
 
-import h2.config
-import h2.connection
-import h2.events
 import h2.exceptions
 import h2.settings
 
 from linkaged_process import events, parse, run
+from raw_http2 import Http2, request, rss_mb
 
 BODIES = 6000  # a ListBodies answer of about 330 kB
 MESSAGE = 1 << 20
@@ -37,97 +34,6 @@ def scene(tmp_path):
                                 "settings": {"tick_rate": 60, "gravity": {"x": 0, "y": 0}},
                                 "bodies": bodies, "constraints": []}))
     return path
-
-
-def request(world):
-    """A ListBodiesRequest (or any request whose field 1 is the world) in gRPC's framing."""
-    name = world.encode()
-    message = b"\x0a" + bytes([len(name)]) + name
-    return b"\x00" + len(message).to_bytes(4, "big") + message
-
-
-class Http2:
-    """One HTTP/2 connection from `source` (a loopback address of its own,
-    which the server counts apart); `window` 0 reads nothing."""
-
-    def __init__(self, port, source, window):
-        self.sock = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
-        self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
-        self.conn.initiate_connection()
-        self.conn.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window})
-        if window:
-            self.conn.increment_flow_control_window(window)
-        self.reading = window > 0
-        self.flush()
-        self.headers, self.trailers, self.data, self.reset, self.ended = {}, {}, {}, {}, set()
-        self.settings = {}
-
-    def flush(self):
-        self.sock.sendall(self.conn.data_to_send())
-
-    def call(self, path, body):
-        stream = self.conn.get_next_available_stream_id()
-        self.conn.send_headers(stream, [(":method", "POST"), (":scheme", "http"), (":path", path),
-                                        (":authority", "linkage"), ("content-type", "application/grpc"),
-                                        ("te", "trailers")])
-        self.conn.send_data(stream, body, end_stream=True)
-        self.flush()
-        return stream
-
-    def pump(self, seconds, until=lambda: False):
-        """Takes what the server sends for `seconds`, or until `until()`."""
-        end = time.monotonic() + seconds
-        self.sock.settimeout(0.05)
-        while time.monotonic() < end and not until():
-            try:
-                received = self.sock.recv(1 << 16)
-            except socket.timeout:
-                continue
-            if not received:
-                break
-            for event in self.conn.receive_data(received):
-                if isinstance(event, h2.events.RemoteSettingsChanged):
-                    self.settings.update({k: v.new_value for k, v in event.changed_settings.items()})
-                elif isinstance(event, h2.events.ResponseReceived):
-                    self.headers[event.stream_id] = dict(event.headers)
-                elif isinstance(event, h2.events.TrailersReceived):
-                    self.trailers[event.stream_id] = dict(event.headers)
-                elif isinstance(event, h2.events.DataReceived):
-                    self.data[event.stream_id] = self.data.get(event.stream_id, b"") + event.data
-                    if self.reading:
-                        self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
-                elif isinstance(event, h2.events.StreamReset):
-                    self.reset[event.stream_id] = event.error_code
-                if isinstance(event, (h2.events.StreamEnded, h2.events.StreamReset)):
-                    self.ended.add(event.stream_id)
-            self.flush()
-
-    def status(self, stream):
-        """grpc-status and grpc-message, from the trailers (or a trailers-only answer's headers)."""
-        meta = self.trailers.get(stream) or self.headers.get(stream) or {}
-        return meta.get(b"grpc-status", b"").decode(), meta.get(b"grpc-message", b"").decode()
-
-    def closed_by_server(self, seconds):
-        """Whether the server closes the connection within `seconds` (what
-        it sends meanwhile is not parsed)."""
-        self.sock.settimeout(seconds)
-        try:
-            while self.sock.recv(1 << 16):
-                pass
-        except socket.timeout:
-            return False
-        return True
-
-    def close(self):
-        self.sock.close()
-
-
-def rss_mb(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise AssertionError("no VmRSS")
 
 
 def test_answers_nobody_reads_are_bounded_by_address(tmp_path):
