@@ -1,6 +1,7 @@
 #include "connections.hpp"
 
 #include <grpc/grpc.h>
+#include <grpcpp/resource_quota.h>
 
 namespace linkage::server {
 
@@ -17,8 +18,13 @@ FileLimit raise_file_limit() {
   return out;
 }
 
-void limit_connections(grpc::ServerBuilder& builder, int max_streams) {
+void limit_connections(grpc::ServerBuilder& builder, int max_streams, std::int64_t max_transport_bytes) {
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, max_streams + kCallsBesideStreams);
+  if (max_transport_bytes > 0) {
+    grpc::ResourceQuota quota("linkaged");
+    quota.Resize(static_cast<std::size_t>(max_transport_bytes));
+    builder.SetResourceQuota(quota);  // the builder holds its own reference
+  }
   builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, kHandshakeTimeoutMs);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);

@@ -11,6 +11,8 @@
 #include <grpcpp/server_builder.h>
 #include <sys/resource.h>
 
+#include <cstdint>
+
 namespace linkage::server {
 
 // A connection that has not finished its handshake (TLS, the HTTP/2
@@ -42,7 +44,16 @@ FileLimit raise_file_limit();
 // (host/unread.hpp), gRPC's own (health, reflection) by this alone.
 inline constexpr int kCallsBesideStreams = 1024;
 
+// What gRPC may hold for its connections (read buffers, requests still
+// arriving, calls), as its resource quota: under that pressure it shrinks
+// the windows it grants, and at it cancels calls ("Buffers full") until it
+// is under again. Without it a client could send the start of many large
+// requests and never finish them: 200 unfinished 16 MB LoadScene requests
+// on one connection held 1.9 GB after 30 s, and a connection may have
+// 1,280 such calls. <= 0: no quota (gRPC's default).
+inline constexpr std::int64_t kDefaultTransportBytes = std::int64_t{512} << 20;
+
 // The connection limits above, on the server's channel arguments.
-void limit_connections(grpc::ServerBuilder& builder, int max_streams);
+void limit_connections(grpc::ServerBuilder& builder, int max_streams, std::int64_t max_transport_bytes);
 
 }  // namespace linkage::server

@@ -91,6 +91,10 @@ int main(int argc, char** argv) {
   option("--max-unread-bytes-per-peer", serve.limits.unread.per_peer,
          "the same, for the clients at one address; 0: no limit")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+  option("--max-transport-bytes", serve.max_transport_bytes,
+         "memory gRPC may hold for connections (read buffers, requests still arriving, calls): near it, it grants "
+         "smaller windows, and at it cancels calls until under again; 0: no limit")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   option("--tokens", serve.access.tokens,
          "a token file (NAME ROLE WORLDS sha256:HASH a line; `linkaged token new` makes them): every call then "
          "needs 'authorization: Bearer TOKEN'; read again on SIGHUP and when it changes")

@@ -7,6 +7,7 @@
 
 #include "durable/world_store.hpp"
 #include "access/server_access.hpp"
+#include "connections.hpp"
 #include "host/registry.hpp"
 
 namespace linkage::server {
@@ -19,6 +20,7 @@ struct ServeOptions {
   int max_message_bytes = 16 << 20;        // largest request or response
   int max_connections = 0;                 // open at once; 0: the file limit less 256 (listener.hpp)
   int max_connections_per_peer = 256;      // open at once from one address; 0: no limit
+  std::int64_t max_transport_bytes = kDefaultTransportBytes;  // gRPC's resource quota; 0: none
   ServerLimits limits;
   access::AccessOptions access;            // tokens, TLS, --insecure (access/)
   std::string metrics_listen;              // host:port of /metrics (metrics/); empty: none

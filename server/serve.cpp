@@ -167,7 +167,7 @@ int serve(const ServeOptions& options) {
   Services services(registry, defaults, std::move(service_options));
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
-  limit_connections(builder, options.limits.max_streams);
+  limit_connections(builder, options.limits.max_streams, options.max_transport_bytes);
   services.register_with(builder);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return refuse("cannot listen on " + options.listen);
@@ -199,6 +199,7 @@ int serve(const ServeOptions& options) {
               {"max_connections_per_peer", listener ? connection_limits.max_per_peer : 0},
               {"max_unread_bytes", options.limits.unread.total},
               {"max_unread_bytes_per_peer", options.limits.unread.per_peer},
+              {"max_transport_bytes", options.max_transport_bytes},
               {"tick_rate", options.tick_rate},
               {"scene", options.scene},
               {"data_dir", options.data_dir}});

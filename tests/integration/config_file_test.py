@@ -46,6 +46,7 @@ def test_the_files_values_hold(tmp_path):
     assert listening["fields"]["max_connections"] > 0  # 0: the file limit's share
     assert listening["fields"]["max_unread_bytes_per_peer"] == 32 << 20
     assert listening["fields"]["max_unread_bytes"] == 256 << 20  # the default
+    assert listening["fields"]["max_transport_bytes"] == 512 << 20
 
 
 def test_flags_win_over_the_environment_which_wins_over_the_file(tmp_path):

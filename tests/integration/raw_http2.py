@@ -125,6 +125,31 @@ class Http2:
         except BlockingIOError:
             pass
 
+    def unfinished_requests(self, count, path, seconds):
+        """Opens `count` calls whose message says 16 MB is coming and sends
+        its bytes as fast as the windows let it for `seconds`, never the
+        whole (the server must hold what came); returns the bytes sent."""
+        streams = [self.conn.get_next_available_stream_id() + 2 * i for i in range(count)]
+        for stream in streams:
+            self.conn.send_headers(stream, [(":method", "POST"), (":scheme", "http"), (":path", path),
+                                            (":authority", "linkage"), ("content-type", "application/grpc"),
+                                            ("te", "trailers")])
+            self.conn.send_data(stream, b"\x00" + (16_000_000).to_bytes(4, "big"))
+        self.flush()
+        sent, chunk, end = 0, b"\x0a" * 16384, time.monotonic() + seconds
+        while time.monotonic() < end:
+            for stream in streams:
+                if stream in self.ended:
+                    continue
+                room = min(self.conn.local_flow_control_window(stream), self.conn.max_outbound_frame_size,
+                           len(chunk))
+                if room > 0 and sent + room < 16_000_000 * count:
+                    self.conn.send_data(stream, chunk[:room])
+                    sent += room
+            self.flush()
+            self.pump(0.02)
+        return sent
+
     def closed_by_server(self, seconds):
         """Whether the server closes the connection within `seconds` (what
         it sends meanwhile is not parsed)."""

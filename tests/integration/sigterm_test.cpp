@@ -131,6 +131,7 @@ TEST(Flags, KeepToTheRulesOfTheApi) {
       {"--max-unread-bytes", "-1"},
       {"--max-unread-bytes-per-peer", "1e99"},
       {"--max-unread-bytes-per-peer", "1000"},  // below the largest answer
+      {"--max-transport-bytes", "-1"},
   };
   for (const auto& flags : refused) {
     Server server(flags);

@@ -1,19 +1,22 @@
-"""Clients that do not read their answers (server/host/unread.hpp,
-server/connections.hpp), on the real binary, over raw HTTP/2 (python3-h2),
-which lets a test do what a careless or hostile client does and no gRPC
-library will: open calls on a connection whose flow-control window it never
-opens, so that the server can send nothing back and holds every answer.
+"""Clients that do not read their answers or never finish their requests
+(server/host/unread.hpp, server/connections.hpp), on the real binary, over
+raw HTTP/2 (python3-h2), which lets a test do what a careless or hostile
+client does and no gRPC library will: open calls on a connection whose
+flow-control window it never opens, so that the server can send nothing
+back and holds every answer; or send the start of large requests and never
+the rest.
 
 Before the limits, 200 ListBodies of a 90,000-body world left that way held
 7.3 GB; here the world is smaller and the limits lower, so the same attack
 would hold about 500 MB and the test asks for under 150.
 
-Run: LINKAGED=build/server/linkaged python3 -m pytest tests/integration/unread_test.py     (~5 s)
+Run: LINKAGED=build/server/linkaged python3 -m pytest tests/integration/unread_test.py     (~17 s)
 """
 import json
 import time
 
 import h2.exceptions
+import pytest
 import h2.settings
 
 from linkaged_process import events, parse, run
@@ -154,3 +157,30 @@ def test_limits_below_the_largest_answer_are_refused_at_start(tmp_path):
         assert done.returncode == 2, done
         text = (done.stdout + done.stderr).decode()
         assert flag + ": must be 0 (no limit) or at least --max-message-bytes plus 8 KiB (1056768 bytes)" in text, text
+
+
+@pytest.mark.parametrize("quota_mb", [0, 64])
+def test_requests_that_never_finish_are_bounded(quota_mb):
+    found = {}
+
+    def session(server):
+        pid = server.proc.pid
+        before = rss_mb(pid)
+        sender = Http2(server.port, "127.0.0.2", 1 << 20)
+        found["sent_mb"] = sender.unfinished_requests(100, "/linkage.v1.WorldService/LoadScene", 6) / 2**20
+        found["growth"] = rss_mb(pid) - before
+        found["reset"] = len(sender.reset)
+        other = Http2(server.port, "127.0.0.1", 1 << 20)
+        call = other.call("/linkage.v1.WorldService/GetWorld", request("default"))
+        other.pump(5, lambda: call in other.ended)
+        assert other.status(call) == ("0", "")
+        other.close()
+        sender.close()
+
+    run(["--max-transport-bytes", str(quota_mb << 20)], session)
+    if quota_mb == 0:
+        # gRPC's default: the server holds all that came.
+        assert found["sent_mb"] > 64 and found["growth"] > 0.6 * found["sent_mb"] and found["reset"] == 0, found
+    else:
+        # Calls cancelled once gRPC's buffers reach the quota.
+        assert found["growth"] < 150 and found["reset"] > 0, found
