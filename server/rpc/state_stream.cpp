@@ -47,7 +47,7 @@ std::uint64_t StateStream::known_contact_version() const {
 void StateStream::send(std::shared_ptr<const v1::Snapshot> frame) {
   std::lock_guard lock(mutex_);
   if (finished_ || writing_) return;
-  // Its packed columns make the size cheap; gRPC reads it from the cache.
+  // Cheap: a frame is mostly packed columns, whose sizes are their lengths.
   const std::size_t bytes = frame->ByteSizeLong();
   if (!registry_.unread().take(peer_, bytes)) {
     registry_.unread().refused(peer_);
@@ -86,7 +86,6 @@ void StateStream::finish_locked(grpc::Status status) {
 
 void StateStream::OnWriteDone(bool ok) {
   std::lock_guard lock(mutex_);
-  // Serializing the frame left its size cached.
   if (ok && meters_) meters_->frame_sent(writing_bytes_);
   registry_.unread().give_back(peer_, writing_bytes_);
   writing_bytes_ = 0;
