@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "host/unread.hpp"
 #include "log/log.hpp"
 
 namespace linkage::server {
@@ -71,8 +72,9 @@ std::uint16_t peer_port(const sockaddr_storage& a) {
 
 // gRPC's name of a TCP peer ("ipv4:A:PORT", "ipv6:[A]:PORT") as an address;
 // false for anything else.
-bool parse_grpc_peer(const std::string& peer, sockaddr_storage& out) {
+bool parse_grpc_peer(const std::string& encoded, sockaddr_storage& out) {
   out = {};
+  const std::string peer = decoded_peer(encoded);
   std::string host, port;
   if (peer.starts_with("ipv4:")) {
     const std::size_t colon = peer.rfind(':');
@@ -277,9 +279,9 @@ void Listener::run(grpc::experimental::ExternalConnectionAcceptor* acceptor, Lis
           if (h.peer != key || h.port != port || !still_open(h)) continue;
           if (::shutdown(h.fd, SHUT_RDWR) == 0) {
             ++c.closed;
+            const std::string peer = decoded_peer(grpc_peer);
             log::event(spdlog::level::warn, "server.connection_closed", "",
-                       fmt::format("closed the connection from {}: {}", grpc_peer, why),
-                       {{"peer", grpc_peer}, {"reason", why}});
+                       fmt::format("closed the connection from {}: {}", peer, why), {{"peer", peer}, {"reason", why}});
           }
           break;
         }

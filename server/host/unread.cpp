@@ -82,8 +82,26 @@ std::string Unread::refusal(const std::string& peer) const {
          "); read the answers of the calls already made (or cancel them), then call again";
 }
 
-std::string peer_address(std::string_view peer) {
-  if (peer.starts_with("unix:")) return "unix";
+std::string decoded_peer(std::string_view peer) {
+  std::string out;
+  out.reserve(peer.size());
+  const auto hex = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+  };
+  for (std::size_t i = 0; i < peer.size(); ++i) {
+    if (peer[i] == '%' && i + 2 < peer.size() && hex(peer[i + 1]) >= 0 && hex(peer[i + 2]) >= 0) {
+      out += static_cast<char>(hex(peer[i + 1]) * 16 + hex(peer[i + 2]));
+      i += 2;
+    } else {
+      out += peer[i];
+    }
+  }
+  return out;
+}
+
+std::string peer_address(std::string_view encoded) {
+  if (encoded.starts_with("unix:")) return "unix";
+  const std::string peer = decoded_peer(encoded);
   std::string_view address = peer;
   if (const std::size_t colon = address.find(':'); colon != std::string_view::npos && !address.starts_with("["))
     address.remove_prefix(colon + 1);  // the scheme: ipv4:, ipv6:

@@ -21,11 +21,11 @@ def request(world):
 
 
 class Http2:
-    """One HTTP/2 connection from `source` (a loopback address of its own,
-    which the server counts apart); `window` 0 reads nothing."""
+    """One HTTP/2 connection to `host` from `source` (a loopback address of
+    its own, which the server counts apart); `window` 0 reads nothing."""
 
-    def __init__(self, port, source, window):
-        self.sock = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
+    def __init__(self, port, source, window, host="127.0.0.1"):
+        self.sock = socket.create_connection((host, port), source_address=(source, 0))
         self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
         self.conn.initiate_connection()
         self.conn.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window})
