@@ -9,6 +9,7 @@
 
 #include "access/token_command.hpp"
 #include "config_file.hpp"
+#include "host/memory_gate.hpp"
 #include "options.hpp"
 
 using linkage::server::ServeOptions;
@@ -91,6 +92,13 @@ int main(int argc, char** argv) {
   option("--max-unread-bytes-per-peer", serve.limits.unread.per_peer,
          "the same, for the clients at one address; 0: no limit")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+  serve.limits.max_memory = static_cast<std::int64_t>(linkage::server::MemoryGate::default_limit());
+  option("--max-memory", serve.limits.max_memory,
+         "bytes of memory the server may grow to by changes to its worlds: past it (its resident set, and what "
+         "changes not yet stepped are expected to take) a change that would grow a world is refused, "
+         "RESOURCE_EXHAUSTED; the default is three quarters of the memory this process may use (its cgroup's "
+         "limit, else the machine's); 0: no limit")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 50));
   option("--max-transport-bytes", serve.max_transport_bytes,
          "memory gRPC may hold for connections (read buffers, requests still arriving, calls): near it, it grants "
          "smaller windows, and at it cancels calls until under again; 0: no limit")

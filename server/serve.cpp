@@ -200,6 +200,7 @@ int serve(const ServeOptions& options) {
               {"max_unread_bytes", options.limits.unread.total},
               {"max_unread_bytes_per_peer", options.limits.unread.per_peer},
               {"max_transport_bytes", options.max_transport_bytes},
+              {"max_memory", options.limits.max_memory},
               {"tick_rate", options.tick_rate},
               {"scene", options.scene},
               {"data_dir", options.data_dir}});

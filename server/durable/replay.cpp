@@ -89,8 +89,9 @@ Result<Start> read_checkpoint(const Dir& dir, const std::string& file, const Lim
   if (c.has_reset_point()) {
     Result<WorldContents> point = contents_from_proto(c.reset_point());
     if (!point) return bad(file + ": its reset point: " + point.error().message);
+    const std::uint64_t footprint = Footprint::of(point.value().world, point.value().names).bytes();
     start.state.world.set_reset_point(std::make_shared<const HostedWorld::ResetPoint>(
-        HostedWorld::ResetPoint{point.value().world.save(), std::move(point.value().names)}));
+        HostedWorld::ResetPoint{point.value().world.save(), std::move(point.value().names), footprint}));
   }
   start.state.tick = c.tick();
   start.state.overruns = c.overruns();
@@ -153,10 +154,11 @@ Status apply(const Record& r, WorldHost::State& s, const StopReplay& stop) {
       Result<WorldContents> contents = contents_from_proto(r.scene());
       if (!contents) return applied(contents, "a scene");
       Footprint footprint = Footprint::of(contents.value().world, contents.value().names);
-      w.load_scene({std::move(contents.value().world), std::move(contents.value().names), std::move(footprint)});
-      return ok_status();
+      return applied(
+          w.load_scene({std::move(contents.value().world), std::move(contents.value().names), std::move(footprint)}),
+          "a scene");
     }
-    case Record::kReset: w.reset(); return ok_status();
+    case Record::kReset: return applied(w.reset(), "a reset");
     case Record::kMarkResetPoint: w.mark_reset_point(); return ok_status();
     case Record::CHANGE_NOT_SET: break;
   }

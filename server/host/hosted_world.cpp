@@ -74,11 +74,11 @@ Status HostedWorld::describe(ForceId id, v1::Force* out) const {
 
 // --- checks ---
 
-Status HostedWorld::fits(std::uint32_t old_bytes, std::uint32_t new_bytes) const {
+Status HostedWorld::fits(std::uint32_t old_bytes, std::uint32_t new_bytes) {
+  if (new_bytes <= old_bytes) return ok_status();
   const std::uint64_t after = footprint_.bytes() - old_bytes + new_bytes;
-  if (new_bytes > old_bytes && after > limits_.max_bytes)
-    return Error{ErrorCode::resource_exhausted, footprint_exceeded(after, limits_.max_bytes)};
-  return ok_status();
+  if (after > limits_.max_bytes) return Error{ErrorCode::resource_exhausted, footprint_exceeded(after, limits_.max_bytes)};
+  return memory_.grow(new_bytes - old_bytes);
 }
 
 // Whether `n` more of `what` fit beside `count` under `limit`; if not, the
@@ -92,7 +92,12 @@ Status HostedWorld::room(std::size_t count, int limit, const char* what, int n, 
 
 template <class R, class Make>
 R HostedWorld::recorded(R result, Make make) {
-  if (sink_ && result) {
+  if (!result) {
+    memory_.undo();
+    return result;
+  }
+  memory_.keep();
+  if (sink_) {
     durable::Record record;
     make(record);
     sink_->changed(std::move(record));
@@ -569,7 +574,16 @@ Status HostedWorld::remove_constraints_at_once(const std::vector<ConstraintId>& 
 }
 
 Status HostedWorld::update(const WorldSettings& settings, const Limits& limits) {
-  if (Status ok = world_.set_settings(settings); !ok) return prefixed(ok.error(), "settings");
+  v1::WorldSettings now, asked;
+  settings_to_proto(world_.settings(), &now);
+  settings_to_proto(settings, &asked);
+  if (asked.SerializeAsString() != now.SerializeAsString() || settings.dt != world_.settings().dt) {
+    if (Status ok = memory_.grow(footprint_.bytes()); !ok) return prefixed(ok.error(), "settings");
+  }
+  if (Status ok = world_.set_settings(settings); !ok) {
+    memory_.undo();
+    return prefixed(ok.error(), "settings");
+  }
   limits_ = limits;
   changes_.settings_changed();
   return recorded(ok_status(), [&](durable::Record& r) {
@@ -580,23 +594,31 @@ Status HostedWorld::update(const WorldSettings& settings, const Limits& limits) 
   });
 }
 
-void HostedWorld::load_scene(LoadedScene scene) {
-  reset_point_ = std::make_shared<const ResetPoint>(ResetPoint{scene.world.save(), scene.names});
+Status HostedWorld::load_scene(LoadedScene scene) {
+  // The contents it replaces are freed: only growth claims.
+  const std::uint64_t bytes = scene.footprint.bytes();
+  if (bytes > footprint_.bytes()) {
+    if (Status ok = memory_.grow(bytes - footprint_.bytes()); !ok) return prefixed(ok.error(), "scene");
+  }
+  reset_point_ = std::make_shared<const ResetPoint>(ResetPoint{scene.world.save(), scene.names, bytes});
   // Assignment keeps the World where it is: references to it stay valid.
   world_ = std::move(scene.world);
   world_.clear_caches();
   names_ = std::move(scene.names);
   footprint_ = std::move(scene.footprint);
   changes_.replaced();
-  recorded(ok_status(), [&](durable::Record& r) { durable::contents_to_proto(world_, names_, r.mutable_scene()); });
+  return recorded(ok_status(), [&](durable::Record& r) { durable::contents_to_proto(world_, names_, r.mutable_scene()); });
 }
 
 void HostedWorld::mark_reset_point() {
-  reset_point_ = std::make_shared<const ResetPoint>(ResetPoint{world_.save(), names_});
+  reset_point_ = std::make_shared<const ResetPoint>(ResetPoint{world_.save(), names_, footprint_.bytes()});
   recorded(ok_status(), [](durable::Record& r) { r.set_mark_reset_point(true); });
 }
 
-void HostedWorld::reset() {
+Status HostedWorld::reset() {
+  if (reset_point_ && reset_point_->footprint > footprint_.bytes()) {
+    if (Status ok = memory_.grow(reset_point_->footprint - footprint_.bytes()); !ok) return ok;
+  }
   if (reset_point_) {
     world_.restore(reset_point_->world);
     names_ = reset_point_->names;
@@ -607,7 +629,7 @@ void HostedWorld::reset() {
   world_.clear_caches();
   footprint_ = Footprint::of(world_, names_);
   changes_.replaced();
-  recorded(ok_status(), [](durable::Record& r) { r.set_reset(true); });
+  return recorded(ok_status(), [](durable::Record& r) { r.set_reset(true); });
 }
 
 void HostedWorld::roll_back(const World& checkpoint) {

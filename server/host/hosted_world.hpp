@@ -30,6 +30,7 @@
 #include "convert/scene_io.hpp"
 #include "durable/record.pb.h"
 #include "guard.hpp"
+#include "memory_gate.hpp"
 #include "linkage/linkage.hpp"
 #include "linkage/v1/service.pb.h"
 
@@ -68,6 +69,7 @@ class HostedWorld {
   struct ResetPoint {
     WorldState world;
     Names names;
+    std::uint64_t footprint = 0;  // its Footprint's bytes
   };
 
   // Not explicit: a World alone is a hosted world with no names and default limits.
@@ -84,6 +86,11 @@ class HostedWorld {
   // Records every change from now on into `sink` (null: nowhere); the sink
   // must outlive the world or be unset first.
   void record_to(ChangeSink* sink) { sink_ = sink; }
+  // Every change that may grow the world asks `gate` for room first
+  // (memory_gate.hpp; null: none), and a step settles what it claimed.
+  void govern_memory(std::shared_ptr<MemoryGate> gate) { memory_.govern(std::move(gate)); }
+  // Claims room for the whole world as it is (one about to be hosted).
+  Status claim_memory() { return memory_.claim(MemoryGate::kWorldBytes + footprint_.bytes() * MemoryGate::kBytesPerFootprintByte); }
 
   // --- reads, as the services answer them ---
 
@@ -128,15 +135,20 @@ class HostedWorld {
   Status apply_batch(const Repeated<v1::Command>& commands, Repeated<v1::CommandResult>* results);
   // New settings and limits together (both already checked against the
   // server's policy); INVALID_ARGUMENT "settings.<field>: ..." from the engine.
+  // New settings may rebuild the solver: they claim memory as the whole
+  // world would.
   Status update(const WorldSettings& settings, const Limits& limits);
-  // Replaces the contents with a loaded scene, which becomes the reset point.
-  void load_scene(LoadedScene scene);
+  // Replaces the contents with a loaded scene, which becomes the reset point;
+  // RESOURCE_EXHAUSTED, changing nothing, past the server's memory.
+  Status load_scene(LoadedScene scene);
   // Makes the contents as they are the reset point (linkaged --scene).
   void mark_reset_point();
   // Back to the reset point, or empty (keeping the settings) if there is none.
   // Both this and load_scene leave the world's caches cold (World::clear_caches),
-  // as a world restored from the record of either starts.
-  void reset();
+  // as a world restored from the record of either starts. RESOURCE_EXHAUSTED,
+  // changing nothing, when the reset point is the larger and the server's
+  // memory has no room for it.
+  Status reset();
 
   // --- durability (durable/): none of these is recorded ---
 
@@ -148,7 +160,11 @@ class HostedWorld {
 
   // --- the tick loop ---
 
-  const StepDiagnostics& step() { return world_.step(); }
+  const StepDiagnostics& step() {
+    const StepDiagnostics& d = world_.step();
+    memory_.settle();
+    return d;
+  }
   // Back to a copy of this world taken earlier with the same bodies,
   // constraints and forces (the divergence check's checkpoint): names and
   // change log stay as they are.
@@ -158,7 +174,8 @@ class HostedWorld {
   // Runs `body`; if it fails, puts everything back as it was.
   Status atomically(const std::function<Status()>& body);
   // `result` as it is; if it is a success and there is a sink, first tells
-  // the sink the record `make(record)` fills in.
+  // the sink the record `make(record)` fills in. A failure gives back the
+  // memory the change claimed, a success keeps it claimed.
   template <class R, class Make>
   R recorded(R result, Make make);
   // The changes themselves, unrecorded: the public ones record, and a batch
@@ -187,7 +204,9 @@ class HostedWorld {
   Status remove_bodies_at_once(const std::vector<BodyId>& ids, Repeated<v1::CommandResult>* results);
   Status remove_constraints_at_once(const std::vector<ConstraintId>& ids, Repeated<v1::CommandResult>* results);
   Status room(std::size_t count, int limit, const char* what, int n, const char* field) const;
-  Status fits(std::uint32_t old_bytes, std::uint32_t new_bytes) const;
+  // Whether the footprint may grow from `old_bytes` to `new_bytes` for one
+  // object: under the world's limit, and with the server's memory's leave.
+  Status fits(std::uint32_t old_bytes, std::uint32_t new_bytes);
   BodyResolver resolve() const { return resolver(world_, names_); }
   int dimension() const { return world_.settings().dimension; }
 
@@ -198,6 +217,7 @@ class HostedWorld {
   Footprint footprint_{};
   std::shared_ptr<const ResetPoint> reset_point_{};
   ChangeSink* sink_ = nullptr;
+  MemoryClaim memory_{};
 };
 
 }  // namespace linkage::server

@@ -31,6 +31,8 @@ Result<std::shared_ptr<WorldHost>> Registry::create(const std::string& name, Wor
     return Error{ErrorCode::resource_exhausted,
                  "the server holds its maximum of " + std::to_string(limits_.max_worlds) +
                      " worlds (--max-worlds); delete one first"};
+  state.world.govern_memory(memory_);
+  if (Status ok = state.world.claim_memory(); !ok) return ok.error();
   std::unique_ptr<durable::WorldStore> store;
   if (data_) {
     Result<std::unique_ptr<durable::WorldStore>> made = data_->create(name, state);
@@ -50,6 +52,7 @@ Result<std::shared_ptr<WorldHost>> Registry::create(const std::string& name, Wor
 
 std::shared_ptr<WorldHost> Registry::adopt(const std::string& name, WorldHost::State state,
                                            std::unique_ptr<durable::WorldStore> store) {
+  state.world.govern_memory(memory_);
   auto host = std::make_shared<WorldHost>(name, std::move(state), std::move(store));
   std::lock_guard lock(mutex_);
   worlds_.emplace(name, host);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "linkage/result.hpp"
+#include "memory_gate.hpp"
 #include "policy.hpp"
 #include "unread.hpp"
 #include "world_host.hpp"
@@ -21,6 +22,7 @@ struct ServerLimits {
   double min_stream_rate = 0.01;  // Hz; a stream asking for less (but 0, every tick) is refused
   double max_stream_rate = 240;   // Hz; a stream asking for more gets this
   UnreadLimits unread;            // answers and frames made but not yet read by their clients
+  std::int64_t max_memory = 0;    // bytes the worlds may grow the process to (memory_gate.hpp); 0: no limit
   SettingsPolicy settings;        // tick rates and iteration caps every world's settings keep to
   Limits world;                   // per world, unless a world sets its own
 };
@@ -33,7 +35,8 @@ class Registry {
  public:
   using Clock = WorldHost::Clock;
 
-  explicit Registry(ServerLimits limits) : limits_(limits), unread_(limits.unread) {}
+  explicit Registry(ServerLimits limits)
+      : limits_(limits), memory_(std::make_shared<MemoryGate>(static_cast<std::uint64_t>(limits.max_memory))), unread_(limits.unread) {}
   ~Registry() { stop_all("server stopping"); }
 
   const ServerLimits& limits() const { return limits_; }
@@ -44,7 +47,9 @@ class Registry {
   durable::DataDir* data_dir() const { return data_; }
 
   // A new running (or paused) world; INVALID_ARGUMENT for a bad name,
-  // FAILED_PRECONDITION if it exists, RESOURCE_EXHAUSTED past max_worlds.
+  // FAILED_PRECONDITION if it exists, RESOURCE_EXHAUSTED past max_worlds or
+  // when the server's memory (max_memory) has no room for it. Its changes
+  // ask the memory gate from then on.
   Result<std::shared_ptr<WorldHost>> create(const std::string& name, World world, Names names, Limits limits,
                                             bool paused);
   // The same for a world with a state of its own (a fork). With a data
@@ -52,7 +57,7 @@ class Registry {
   // cannot be.
   Result<std::shared_ptr<WorldHost>> create(const std::string& name, WorldHost::State state);
   // A world restored from the data directory, with its store (null: not
-  // durable), past any limit.
+  // durable), past any limit (its later changes ask the memory gate).
   std::shared_ptr<WorldHost> adopt(const std::string& name, WorldHost::State state,
                                    std::unique_ptr<durable::WorldStore> store);
   std::shared_ptr<WorldHost> find(const std::string& name) const;
@@ -78,6 +83,7 @@ class Registry {
   // Answers and frames made for clients and not yet read, by address.
   Unread& unread() { return unread_; }
   const Unread& unread() const { return unread_; }
+  const MemoryGate& memory() const { return *memory_; }
 
  private:
   // Forgets removed worlds whose threads have ended (so joining them is
@@ -86,6 +92,8 @@ class Registry {
 
   const ServerLimits limits_;
   durable::DataDir* data_ = nullptr;
+  // Shared with every world it governs: a world may outlive the registry.
+  const std::shared_ptr<MemoryGate> memory_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<WorldHost>> worlds_;
   std::vector<std::shared_ptr<WorldHost>> removed_;  // stopping, their threads maybe in a last step

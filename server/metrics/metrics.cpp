@@ -95,6 +95,14 @@ class WorldsCollectable final : public prometheus::Collectable {
         "Calls refused and stream frames skipped because their client's address (--max-unread-bytes-per-peer) or "
         "all clients (--max-unread-bytes) held that many bytes unread.",
         MetricType::Counter, static_cast<double>(unread.refused));
+    const MemoryGate::Counts memory = worlds_.memory().counts();
+    one("linkage_memory_limit_bytes", "The memory the worlds may grow the server to (--max-memory; 0: no limit).",
+        MetricType::Gauge, static_cast<double>(worlds_.memory().max()));
+    one("linkage_memory_claimed_bytes",
+        "Memory changes let in are expected to take once their worlds step with them (memory_gate.hpp).",
+        MetricType::Gauge, static_cast<double>(memory.claimed));
+    one("linkage_memory_refused_total", "Changes refused because they would grow the server past --max-memory.",
+        MetricType::Counter, static_cast<double>(memory.refused));
     return families;
   }
 

@@ -228,7 +228,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
 
   ServerUnaryReactor* Reset(CallbackServerContext* ctx, const v1::ResetRequest* req, v1::ResetResponse* resp) override {
     return on_world(ctx, registry_, *req, resp, [resp](State& s, WorldHost& h) -> Status {
-      s.world.reset();
+      if (Status ok = s.world.reset(); !ok) return ok;
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
     });
@@ -243,7 +243,7 @@ class WorldServiceImpl final : public v1::WorldService::CallbackService {
       if (!loaded) return prefixed(loaded.error(), "scene");
       if (Status ok = check_settings(loaded.value().world.settings(), registry_.limits().settings, "scene.settings"); !ok)
         return ok;
-      s.world.load_scene(std::move(loaded.value()));
+      if (Status ok = s.world.load_scene(std::move(loaded.value())); !ok) return ok;
       describe(h.name(), s, h.subscribers(), resp->mutable_world());
       return ok_status();
     });
