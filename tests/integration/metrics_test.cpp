@@ -203,6 +203,10 @@ TEST(Metrics, CountersEqualWhatTheSessionDid) {
   EXPECT_GE(after.value("linkage_unread_bytes"), 8192);
   EXPECT_EQ(after.value("linkage_unread_peers"), 1);
   EXPECT_EQ(after.value("linkage_unread_refused_total"), 0);
+  // The default memory limit (three quarters of the machine's), no change refused by it.
+  EXPECT_GT(after.value("linkage_memory_limit_bytes"), 0);
+  EXPECT_GE(after.value("linkage_memory_claimed_bytes"), 0);
+  EXPECT_EQ(after.value("linkage_memory_refused_total"), 0);
 
   double bytes = 0;
   int with_changes = 0;
@@ -226,6 +230,8 @@ TEST(Metrics, CountersEqualWhatTheSessionDid) {
   EXPECT_EQ(after.families.at("linkage_connections_closed_total").type, "counter");
   EXPECT_EQ(after.families.at("linkage_unread_bytes").type, "gauge");
   EXPECT_EQ(after.families.at("linkage_unread_refused_total").type, "counter");
+  EXPECT_EQ(after.families.at("linkage_memory_limit_bytes").type, "gauge");
+  EXPECT_EQ(after.families.at("linkage_memory_refused_total").type, "counter");
   EXPECT_FALSE(after.families.at("linkage_world_frames_skipped_total").help.empty());
   stream_context.TryCancel();
 }

@@ -132,6 +132,8 @@ TEST(Flags, KeepToTheRulesOfTheApi) {
       {"--max-unread-bytes-per-peer", "1e99"},
       {"--max-unread-bytes-per-peer", "1000"},  // below the largest answer
       {"--max-transport-bytes", "-1"},
+      {"--max-memory", "-1"},
+      {"--max-memory", "1e99"},
   };
   for (const auto& flags : refused) {
     Server server(flags);
