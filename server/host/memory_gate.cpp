@@ -27,6 +27,35 @@ std::uint64_t number_in(const char* path) {
   return value;
 }
 
+// The least memory limit of this process's cgroups and their ancestors
+// (v2's memory.max, v1's memory.limit_in_bytes), 0 if none is set. A
+// container sees its own cgroup at /sys/fs/cgroup's root; a service under
+// systemd sees the whole tree, and /proc/self/cgroup says where it is.
+std::uint64_t cgroup_limit() {
+  std::uint64_t least = 0;
+  std::ifstream groups("/proc/self/cgroup");
+  for (std::string line; std::getline(groups, line);) {
+    // "0::/PATH" for v2, "N:CONTROLLERS:/PATH" for v1.
+    const std::size_t first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = "," + line.substr(first + 1, second - first - 1) + ",";
+    std::string root, file;
+    if (controllers == ",,") {
+      root = "/sys/fs/cgroup", file = "/memory.max";
+    } else if (controllers.find(",memory,") != std::string::npos) {
+      root = "/sys/fs/cgroup/memory", file = "/memory.limit_in_bytes";
+    } else {
+      continue;
+    }
+    for (std::string path = line.substr(second + 1);; path.resize(path.rfind('/'))) {
+      const std::uint64_t limit = number_in((root + path + file).c_str());
+      if (limit > 0 && (least == 0 || limit < least)) least = limit;
+      if (path.empty() || path.rfind('/') == std::string::npos) break;
+    }
+  }
+  return least;
+}
+
 }  // namespace
 
 MemoryGate::MemoryGate(std::uint64_t max, Resident resident) : max_(max), resident_(std::move(resident)) {}
@@ -97,8 +126,7 @@ std::uint64_t MemoryGate::resident_bytes() {
 std::uint64_t MemoryGate::default_limit() {
   std::uint64_t limit = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   // An unlimited v1 cgroup reads as about 2⁶³; v2 reads "max".
-  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"})
-    if (const std::uint64_t cgroup = number_in(path); cgroup > 0) limit = std::min(limit, cgroup);
+  if (const std::uint64_t cgroup = cgroup_limit(); cgroup > 0) limit = std::min(limit, cgroup);
   return limit / 4 * 3;
 }
 

@@ -66,9 +66,10 @@ class MemoryGate {
 
   // The process's resident set (/proc/self/statm), 0 if it cannot be read.
   static std::uint64_t resident_bytes();
-  // The default limit: three quarters of what this process may use, its
-  // cgroup's memory limit (v2 memory.max, v1 memory.limit_in_bytes) or
-  // else the machine's memory.
+  // The default limit: three quarters of what this process may use, the
+  // least memory limit of its cgroup and their ancestors (v2 memory.max, v1
+  // memory.limit_in_bytes: a container's, a pod's, a systemd service's
+  // MemoryMax) or else the machine's memory.
   static std::uint64_t default_limit();
 
  private:
