@@ -89,8 +89,10 @@ class HostedWorld {
   // Every change that may grow the world asks `gate` for room first
   // (memory_gate.hpp; null: none), and a step settles what it claimed.
   void govern_memory(std::shared_ptr<MemoryGate> gate) { memory_.govern(std::move(gate)); }
-  // Claims room for the whole world as it is (one about to be hosted).
-  Status claim_memory() { return memory_.claim(MemoryGate::kWorldBytes + footprint_.bytes() * MemoryGate::kBytesPerFootprintByte); }
+  // Claims room for a world about to be hosted: its contents are in memory
+  // already (built from a request, or a fork's copy, caches and all), so
+  // what its thread takes besides.
+  Status claim_memory() { return memory_.claim(MemoryGate::kWorldBytes); }
 
   // --- reads, as the services answer them ---
 
