@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 #include "log/log.hpp"
 
@@ -27,13 +28,11 @@ std::uint64_t number_in(const char* path) {
   return value;
 }
 
-// The least memory limit of this process's cgroups and their ancestors
-// (v2's memory.max, v1's memory.limit_in_bytes), 0 if none is set. A
-// container sees its own cgroup at /sys/fs/cgroup's root; a service under
-// systemd sees the whole tree, and /proc/self/cgroup says where it is.
-std::uint64_t cgroup_limit() {
+}  // namespace
+
+std::uint64_t cgroup_memory_limit(const std::string& proc_self_cgroup, const std::string& sysfs) {
   std::uint64_t least = 0;
-  std::ifstream groups("/proc/self/cgroup");
+  std::istringstream groups(proc_self_cgroup);
   for (std::string line; std::getline(groups, line);) {
     // "0::/PATH" for v2, "N:CONTROLLERS:/PATH" for v1.
     const std::size_t first = line.find(':'), second = line.find(':', first + 1);
@@ -41,9 +40,9 @@ std::uint64_t cgroup_limit() {
     const std::string controllers = "," + line.substr(first + 1, second - first - 1) + ",";
     std::string root, file;
     if (controllers == ",,") {
-      root = "/sys/fs/cgroup", file = "/memory.max";
+      root = sysfs, file = "/memory.max";
     } else if (controllers.find(",memory,") != std::string::npos) {
-      root = "/sys/fs/cgroup/memory", file = "/memory.limit_in_bytes";
+      root = sysfs + "/memory", file = "/memory.limit_in_bytes";
     } else {
       continue;
     }
@@ -55,8 +54,6 @@ std::uint64_t cgroup_limit() {
   }
   return least;
 }
-
-}  // namespace
 
 MemoryGate::MemoryGate(std::uint64_t max, Resident resident) : max_(max), resident_(std::move(resident)) {}
 
@@ -126,7 +123,10 @@ std::uint64_t MemoryGate::resident_bytes() {
 std::uint64_t MemoryGate::default_limit() {
   std::uint64_t limit = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   // An unlimited v1 cgroup reads as about 2⁶³; v2 reads "max".
-  if (const std::uint64_t cgroup = cgroup_limit(); cgroup > 0) limit = std::min(limit, cgroup);
+  std::ifstream in("/proc/self/cgroup");
+  std::ostringstream groups;
+  groups << in.rdbuf();
+  if (const std::uint64_t cgroup = cgroup_memory_limit(groups.str()); cgroup > 0) limit = std::min(limit, cgroup);
   return limit / 4 * 3;
 }
 

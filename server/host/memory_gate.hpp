@@ -84,6 +84,13 @@ class MemoryGate {
   std::chrono::steady_clock::time_point seen_at_{}, logged_at_{};
 };
 
+// The least memory limit of the cgroups named in `proc_self_cgroup` (the
+// text of /proc/self/cgroup: "0::/PATH" for v2, "N:memory:/PATH" for v1)
+// and their parents, read under `sysfs` (v2's memory.max, v1's
+// memory/…/memory.limit_in_bytes); 0 if none is set. A container sees its
+// own cgroup at the root; a service under systemd sees the whole tree.
+std::uint64_t cgroup_memory_limit(const std::string& proc_self_cgroup, const std::string& sysfs = "/sys/fs/cgroup");
+
 // A world's claim on its MemoryGate. A copy of a world is not governed and
 // claims nothing (a fork is checked as a new world); a world assigned a
 // copy keeps its own gate and claim. Destroying a world gives its claim

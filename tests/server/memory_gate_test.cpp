@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -71,6 +75,53 @@ TEST(MemoryGate, TheDefaultIsThreeQuartersOfWhatTheProcessMayUse) {
   EXPECT_GT(limit, 0u);
   EXPECT_GT(MemoryGate::resident_bytes(), 0u);
   EXPECT_LT(MemoryGate::resident_bytes(), limit);
+}
+
+// A cgroup tree in a temporary directory: each file's first line.
+class CgroupTree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() /
+            ("memory_gate_test_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(root_);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  void write(const std::string& path, const std::string& text) {
+    std::filesystem::create_directories((root_ / path).parent_path());
+    std::ofstream(root_ / path) << text << "\n";
+  }
+  std::string root() const { return root_.string(); }
+
+ private:
+  std::filesystem::path root_;
+};
+
+TEST_F(CgroupTree, V2TakesTheLeastLimitOfTheGroupAndItsParents) {
+  write("memory.max", "max");  // the root: none
+  write("system.slice/memory.max", "2147483648");
+  write("system.slice/linkaged.service/memory.max", "536870912");
+  EXPECT_EQ(cgroup_memory_limit("0::/system.slice/linkaged.service\n", root()), 536870912u);
+  write("system.slice/linkaged.service/memory.max", "max");
+  EXPECT_EQ(cgroup_memory_limit("0::/system.slice/linkaged.service\n", root()), 2147483648u);
+  // A container: its own group at the root.
+  write("memory.max", "402653184");
+  EXPECT_EQ(cgroup_memory_limit("0::/\n", root()), 402653184u);
+}
+
+TEST_F(CgroupTree, V1ReadsTheMemoryControllersGroup) {
+  write("memory/memory.limit_in_bytes", "9223372036854771712");  // unlimited
+  write("memory/jobs/a/memory.limit_in_bytes", "314572800");
+  const std::string groups = "12:cpu,cpuacct:/jobs/a\n4:memory:/jobs/a\n1:name=systemd:/\n";
+  EXPECT_EQ(cgroup_memory_limit(groups, root()), 314572800u);
+  EXPECT_EQ(cgroup_memory_limit("4:cpuset,memory:/jobs/a\n", root()), 314572800u);
+  EXPECT_EQ(cgroup_memory_limit("4:cpu:/jobs/a\n", root()), 0u) << "not the memory controller";
+}
+
+TEST_F(CgroupTree, NoFilesNoLimit) {
+  EXPECT_EQ(cgroup_memory_limit("0::/nowhere\n", root()), 0u);
+  EXPECT_EQ(cgroup_memory_limit("", root()), 0u);
+  EXPECT_EQ(cgroup_memory_limit("garbage", root()), 0u);
 }
 
 TEST(MemoryClaim, IsGivenBackWhenItsWorldGoesAndNotCopied) {
