@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "host/unread.hpp"
+#include "host/peer.hpp"
 #include "log/log.hpp"
 
 namespace linkage::server {
@@ -68,39 +68,6 @@ std::string peer_key(const sockaddr_storage& a) {
 std::uint16_t peer_port(const sockaddr_storage& a) {
   return ntohs(a.ss_family == AF_INET ? reinterpret_cast<const sockaddr_in&>(a).sin_port
                                       : reinterpret_cast<const sockaddr_in6&>(a).sin6_port);
-}
-
-// gRPC's name of a TCP peer ("ipv4:A:PORT", "ipv6:[A]:PORT") as an address;
-// false for anything else.
-bool parse_grpc_peer(const std::string& encoded, sockaddr_storage& out) {
-  out = {};
-  const std::string peer = decoded_peer(encoded);
-  std::string host, port;
-  if (peer.starts_with("ipv4:")) {
-    const std::size_t colon = peer.rfind(':');
-    host = peer.substr(5, colon - 5);
-    port = peer.substr(colon + 1);
-    auto& in = reinterpret_cast<sockaddr_in&>(out);
-    in.sin_family = AF_INET;
-    if (::inet_pton(AF_INET, host.c_str(), &in.sin_addr) != 1) return false;
-  } else if (peer.starts_with("ipv6:[")) {
-    const std::size_t close = peer.find("]:");
-    if (close == std::string::npos) return false;
-    host = peer.substr(6, close - 6);
-    port = peer.substr(close + 2);
-    auto& in6 = reinterpret_cast<sockaddr_in6&>(out);
-    in6.sin6_family = AF_INET6;
-    if (::inet_pton(AF_INET6, host.substr(0, host.find('%')).c_str(), &in6.sin6_addr) != 1) return false;
-  } else {
-    return false;
-  }
-  char* end = nullptr;
-  const unsigned long number = std::strtoul(port.c_str(), &end, 10);
-  if (port.empty() || *end != '\0' || number > 65535) return false;
-  const std::uint16_t net = htons(static_cast<std::uint16_t>(number));
-  if (out.ss_family == AF_INET) reinterpret_cast<sockaddr_in&>(out).sin_port = net;
-  else reinterpret_cast<sockaddr_in6&>(out).sin6_port = net;
-  return true;
 }
 
 std::string error_text(int error) { return std::strerror(error); }

@@ -82,39 +82,4 @@ std::string Unread::refusal(const std::string& peer) const {
          "); read the answers of the calls already made (or cancel them), then call again";
 }
 
-std::string decoded_peer(std::string_view peer) {
-  std::string out;
-  out.reserve(peer.size());
-  const auto hex = [](char c) {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-  };
-  for (std::size_t i = 0; i < peer.size(); ++i) {
-    if (peer[i] == '%' && i + 2 < peer.size() && hex(peer[i + 1]) >= 0 && hex(peer[i + 2]) >= 0) {
-      out += static_cast<char>(hex(peer[i + 1]) * 16 + hex(peer[i + 2]));
-      i += 2;
-    } else {
-      out += peer[i];
-    }
-  }
-  return out;
-}
-
-std::string peer_address(std::string_view encoded) {
-  if (encoded.starts_with("unix:")) return "unix";
-  const std::string peer = decoded_peer(encoded);
-  std::string_view address = peer;
-  if (const std::size_t colon = address.find(':'); colon != std::string_view::npos && !address.starts_with("["))
-    address.remove_prefix(colon + 1);  // the scheme: ipv4:, ipv6:
-  if (address.starts_with("[")) {
-    const std::size_t end = address.find(']');
-    address = address.substr(1, end == std::string_view::npos ? std::string_view::npos : end - 1);
-    // The IPv4 address a mapped IPv6 one carries.
-    for (const std::string_view mapped : {"::ffff:", "::FFFF:"})
-      if (address.starts_with(mapped) && address.find('.') != std::string_view::npos) address.remove_prefix(mapped.size());
-    return std::string(address);
-  }
-  if (const std::size_t colon = address.rfind(':'); colon != std::string_view::npos) address = address.substr(0, colon);
-  return std::string(address);
-}
-
 }  // namespace linkage::server

@@ -69,14 +69,4 @@ class Unread {
   std::chrono::steady_clock::time_point logged_{};
 };
 
-// gRPC's name of a peer as written: its peer strings are URIs, with the
-// brackets of an IPv6 address percent-encoded ("ipv6:%5B::1%5D:5123").
-std::string decoded_peer(std::string_view peer);
-
-// The address in a gRPC peer string, without the port: "ipv4:10.0.0.7:5123"
-// is "10.0.0.7", "ipv6:%5B::1%5D:5123" (or "ipv6:[::1]:5123") is "::1", an
-// IPv4 address mapped into IPv6 is the IPv4 address (as the listener counts
-// connections), and every "unix:" peer is "unix".
-std::string peer_address(std::string_view peer);
-
 }  // namespace linkage::server

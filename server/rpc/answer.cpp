@@ -1,5 +1,7 @@
 #include "answer.hpp"
 
+#include "host/peer.hpp"
+
 namespace linkage::server {
 
 Answer* Answer::start(grpc::CallbackServerContext* ctx, Unread& unread) {

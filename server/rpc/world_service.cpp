@@ -9,6 +9,7 @@
 #include "durable/replay.hpp"
 #include "durable/world_store.hpp"
 #include "host/describe.hpp"
+#include "host/peer.hpp"
 #include "linkage/v1/service.grpc.pb.h"
 #include "on_world.hpp"
 #include "replay_threads.hpp"

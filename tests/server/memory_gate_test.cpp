@@ -149,13 +149,20 @@ v1::BodyDef particle(const std::string& name) {
   return b;
 }
 
-TEST(HostedWorldMemory, AGrowingChangeIsRefusedWholeAndAStepSettles) {
-  auto resident = std::make_shared<std::uint64_t>(0);
+// A world of ten particles, p0 to p9, under no gate yet.
+HostedWorld ten_particles() {
   HostedWorld w(World::create().value());
   Repeated<v1::Id> ids;
   Repeated<v1::BodyDef> ten;
   for (int i = 0; i < 10; ++i) *ten.Add() = particle("p" + std::to_string(i));
-  ASSERT_TRUE(w.create_bodies(ten, &ids).ok());
+  EXPECT_TRUE(w.create_bodies(ten, &ids).ok());
+  return w;
+}
+
+TEST(HostedWorldMemory, AGrowingChangeIsRefusedWholeAndAStepSettles) {
+  auto resident = std::make_shared<std::uint64_t>(0);
+  HostedWorld w = ten_particles();
+  Repeated<v1::Id> ids;
   const std::uint64_t footprint = w.footprint().bytes();
   // Room for a few more bodies' claims, not for a hundred.
   auto g = gate(40 * Footprint::body(BodyDef{}, 4, 2) * MemoryGate::kBytesPerFootprintByte, resident);
@@ -194,11 +201,7 @@ TEST(HostedWorldMemory, AGrowingChangeIsRefusedWholeAndAStepSettles) {
 
 TEST(HostedWorldMemory, NewSettingsClaimTheWholeWorldNewLimitsNothing) {
   auto resident = std::make_shared<std::uint64_t>(0);
-  HostedWorld w(World::create().value());
-  Repeated<v1::Id> ids;
-  Repeated<v1::BodyDef> bodies;
-  for (int i = 0; i < 10; ++i) *bodies.Add() = particle("p" + std::to_string(i));
-  ASSERT_TRUE(w.create_bodies(bodies, &ids).ok());
+  HostedWorld w = ten_particles();
   auto g = gate(w.footprint().bytes() * MemoryGate::kBytesPerFootprintByte / 2, resident);
   w.govern_memory(g);
   Limits limits = w.limits();

@@ -1,5 +1,4 @@
-// Unread (server/host/unread.hpp): what clients have not read, by address,
-// and the addresses in gRPC's peer strings.
+// Unread (server/host/unread.hpp): what clients have not read, by address.
 #include "host/unread.hpp"
 
 #include <gtest/gtest.h>
@@ -45,23 +44,6 @@ TEST(Unread, ARefusalSaysWhatIsHeldAndWhatToDo) {
   EXPECT_NE(why.find("3 MiB of answers and frames for clients at 10.0.0.7"), std::string::npos) << why;
   EXPECT_NE(why.find("--max-unread-bytes-per-peer: 32 MiB"), std::string::npos) << why;
   EXPECT_NE(why.find("read the answers of the calls already made"), std::string::npos) << why;
-}
-
-TEST(PeerAddress, IsTheAddressWithoutItsPort) {
-  EXPECT_EQ(peer_address("ipv4:10.0.0.7:51234"), "10.0.0.7");
-  EXPECT_EQ(peer_address("ipv6:[::1]:51234"), "::1");
-  EXPECT_EQ(peer_address("ipv6:%5B::1%5D:51234"), "::1");  // as gRPC 1.51 writes it
-  EXPECT_EQ(peer_address("ipv6:%5Bfe80::1%2511%5D:7"), "fe80::1%11");
-  EXPECT_EQ(peer_address("ipv6:[2001:db8::5]:1"), "2001:db8::5");
-  EXPECT_EQ(peer_address("ipv6:[::ffff:10.0.0.7]:1"), "10.0.0.7");  // as the listener counts it
-  EXPECT_EQ(peer_address("unix:/run/linkage.sock"), "unix");
-  EXPECT_EQ(peer_address("unix:"), "unix");
-}
-
-TEST(PeerAddress, PercentEscapesAreDecodedAndBrokenOnesKept) {
-  EXPECT_EQ(decoded_peer("ipv6:%5B::1%5d:1"), "ipv6:[::1]:1");
-  EXPECT_EQ(decoded_peer("a%2"), "a%2");
-  EXPECT_EQ(decoded_peer("a%zz"), "a%zz");
 }
 
 }  // namespace
