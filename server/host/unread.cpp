@@ -77,9 +77,10 @@ std::string Unread::refusal(const std::string& peer) const {
   const auto mib = [](std::size_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; };
   const auto limit = [&](std::int64_t l) { return l <= 0 ? std::string("no limit") : mib(static_cast<std::size_t>(l)); };
   return "the server holds " + mib(held) + " of answers and frames for clients at " + peer +
-         " that they have not read yet (--max-unread-bytes-per-peer: " + limit(limits_.per_peer) + "; " + mib(total) +
+         " that they have not read yet, with the requests of their calls still under way "
+         "(--max-unread-bytes-per-peer: " + limit(limits_.per_peer) + "; " + mib(total) +
          " for all clients, --max-unread-bytes: " + limit(limits_.total) +
-         "); read the answers of the calls already made (or cancel them), then call again";
+         "); read the answers of the calls already made (or cancel them), or wait for them, then call again";
 }
 
 }  // namespace linkage::server

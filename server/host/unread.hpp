@@ -7,7 +7,8 @@
 // window stayed shut held 7.3 GB (each answer 4.7 MB on the wire and about
 // 36 MB in memory, the message and its serialized copy), and nothing
 // bounded how many. So every unary call and every stream frame counts here,
-// under its peer's address, from when it is made until gRPC is done with it;
+// under its peer's address, from when it is made until gRPC is done with it
+// (a call that runs on a world with its request: it may wait there);
 // a call from a peer over its share, or made while the server is over its
 // total, is refused with RESOURCE_EXHAUSTED before it runs, and a read
 // whose answer would not fit is refused instead of answered. Streams skip

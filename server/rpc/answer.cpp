@@ -4,11 +4,12 @@
 
 namespace linkage::server {
 
-Answer* Answer::start(grpc::CallbackServerContext* ctx, Unread& unread) {
+Answer* Answer::start(grpc::CallbackServerContext* ctx, Unread& unread, std::size_t request_bytes) {
   auto* answer = new Answer(unread, peer_address(ctx->peer()));
-  answer->admitted_ = unread.take(answer->peer_, Unread::kCallBytes);
+  const std::size_t bytes = Unread::kCallBytes + request_bytes;
+  answer->admitted_ = unread.take(answer->peer_, bytes);
   if (answer->admitted_) {
-    answer->held_ = Unread::kCallBytes;
+    answer->held_ = bytes;
   } else {
     unread.refused(answer->peer_);
     answer->Finish({grpc::StatusCode::RESOURCE_EXHAUSTED, unread.refusal(answer->peer_)});

@@ -40,7 +40,8 @@ template <class Request, class Response, class Fn>
 grpc::ServerUnaryReactor* run_on_world(Call call, grpc::CallbackServerContext* ctx, Registry& registry,
                                        const Request& req, Response* resp, Fn fn) {
   const std::string& name = req.world();
-  Answer* answer = Answer::start(ctx, registry.unread());
+  const std::size_t request_bytes = req.ByteSizeLong();
+  Answer* answer = Answer::start(ctx, registry.unread(), request_bytes);
   if (!answer->admitted()) return answer;
   std::shared_ptr<WorldHost> host = registry.find(name);
   if (!host) {
@@ -74,7 +75,7 @@ grpc::ServerUnaryReactor* run_on_world(Call call, grpc::CallbackServerContext* c
           }
         });
       },
-      [answer, name] { answer->Finish(world_gone(name)); }, req.ByteSizeLong());
+      [answer, name] { answer->Finish(world_gone(name)); }, request_bytes);
   if (!posted) answer->Finish(world_busy(name));
   return answer;
 }

@@ -48,6 +48,26 @@ class Http2:
         self.flush()
         return stream
 
+    def call_large(self, path, body, seconds=10):
+        """A call whose message may pass the server's flow-control windows:
+        sent as they open (or until the server ends the stream)."""
+        stream = self.conn.get_next_available_stream_id()
+        self.conn.send_headers(stream, [(":method", "POST"), (":scheme", "http"), (":path", path),
+                                        (":authority", "linkage"), ("content-type", "application/grpc"),
+                                        ("te", "trailers")])
+        self.flush()
+        sent, end = 0, time.monotonic() + seconds
+        while sent < len(body) and stream not in self.ended:
+            room = min(self.conn.local_flow_control_window(stream), self.conn.max_outbound_frame_size, len(body) - sent)
+            if room > 0:
+                self.conn.send_data(stream, body[sent:sent + room], end_stream=sent + room == len(body))
+                sent += room
+                self.flush()
+            else:
+                assert time.monotonic() < end, "the server's windows stayed shut"
+                self.pump(0.05)
+        return stream
+
     def pump(self, seconds, until=lambda: False):
         """Takes what the server sends for `seconds`, or until `until()`."""
         end = time.monotonic() + seconds

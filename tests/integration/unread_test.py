@@ -121,6 +121,42 @@ def test_answers_nobody_reads_are_bounded_by_address(tmp_path):
     assert refusals[0]["fields"]["peer"] == "127.0.0.2" and refusals[0]["fields"]["refused"] >= 1
 
 
+def create_bodies(world, count):
+    """A CreateBodiesRequest of `count` bodies of 1 kg, in gRPC's framing (11 bytes a body)."""
+    name = world.encode()
+    body = b"\x41" + bytes.fromhex("000000000000f03f")  # mass = 1.0: field 8, a little-endian double
+    message = b"\x0a" + bytes([len(name)]) + name + (b"\x12" + bytes([len(body)]) + body) * count
+    return b"\x00" + len(message).to_bytes(4, "big") + message
+
+
+def test_a_calls_request_counts_while_the_call_is_under_way(tmp_path):
+    def session(server):
+        # One unread ListBodies answer (about 330 kB) held for 127.0.0.3...
+        stalled = Http2(server.port, "127.0.0.3", 0)
+        stalled.call("/linkage.v1.BodyService/ListBodies", request("default"))
+        stalled.pump(1)
+        # ...leaves it room for small calls, not for a 990 kB request beside
+        # it: refused before it runs (the world it names does not exist, so
+        # it would have been NOT_FOUND).
+        same = Http2(server.port, "127.0.0.3", 1 << 24)
+        small = same.call("/linkage.v1.WorldService/GetWorld", request("nowhere"))
+        large = same.call_large("/linkage.v1.BodyService/CreateBodies", create_bodies("nowhere", 90_000))
+        same.pump(10, lambda: {small, large} <= same.ended)
+        assert same.status(small)[0] == "5", same.status(small)
+        code, message = same.status(large)
+        assert code == RESOURCE_EXHAUSTED and "requests of their calls" in message, (code, message)
+        # Another address has the room.
+        other = Http2(server.port, "127.0.0.4", 1 << 24)
+        fits = other.call_large("/linkage.v1.BodyService/CreateBodies", create_bodies("nowhere", 90_000))
+        other.pump(10, lambda: fits in other.ended)
+        assert other.status(fits)[0] == "5", other.status(fits)
+        for conn in (stalled, same, other):
+            conn.close()
+
+    run(["--scene", str(scene(tmp_path)), "--max-message-bytes", str(MESSAGE),
+         "--max-unread-bytes-per-peer", str(MESSAGE + (64 << 10)), "--max-unread-bytes", str(TOTAL)], session)
+
+
 def test_a_connection_holds_a_bounded_number_of_calls(tmp_path):
     def session(server):
         conn = Http2(server.port, "127.0.0.2", 0)
