@@ -81,6 +81,10 @@ Status HostedWorld::fits(std::uint32_t old_bytes, std::uint32_t new_bytes) {
   return memory_.grow(new_bytes - old_bytes);
 }
 
+Status HostedWorld::grows_to(std::uint64_t bytes) {
+  return bytes > footprint_.bytes() ? memory_.grow(bytes - footprint_.bytes()) : ok_status();
+}
+
 // Whether `n` more of `what` fit beside `count` under `limit`; if not, the
 // error names the first that does not, checked before any is made, so that
 // refusing a huge list costs nothing.
@@ -597,9 +601,7 @@ Status HostedWorld::update(const WorldSettings& settings, const Limits& limits) 
 Status HostedWorld::load_scene(LoadedScene scene) {
   // The contents it replaces are freed: only growth claims.
   const std::uint64_t bytes = scene.footprint.bytes();
-  if (bytes > footprint_.bytes()) {
-    if (Status ok = memory_.grow(bytes - footprint_.bytes()); !ok) return prefixed(ok.error(), "scene");
-  }
+  if (Status ok = grows_to(bytes); !ok) return prefixed(ok.error(), "scene");
   reset_point_ = std::make_shared<const ResetPoint>(ResetPoint{scene.world.save(), scene.names, bytes});
   // Assignment keeps the World where it is: references to it stay valid.
   world_ = std::move(scene.world);
@@ -616,9 +618,7 @@ void HostedWorld::mark_reset_point() {
 }
 
 Status HostedWorld::reset() {
-  if (reset_point_ && reset_point_->footprint > footprint_.bytes()) {
-    if (Status ok = memory_.grow(reset_point_->footprint - footprint_.bytes()); !ok) return ok;
-  }
+  if (Status ok = grows_to(reset_point_ ? reset_point_->footprint : 0); !ok) return ok;
   if (reset_point_) {
     world_.restore(reset_point_->world);
     names_ = reset_point_->names;

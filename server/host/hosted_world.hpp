@@ -209,6 +209,9 @@ class HostedWorld {
   // Whether the footprint may grow from `old_bytes` to `new_bytes` for one
   // object: under the world's limit, and with the server's memory's leave.
   Status fits(std::uint32_t old_bytes, std::uint32_t new_bytes);
+  // Room in the server's memory for the whole footprint becoming `bytes`
+  // (a scene loaded, a reset): nothing to ask if it shrinks.
+  Status grows_to(std::uint64_t bytes);
   BodyResolver resolve() const { return resolver(world_, names_); }
   int dimension() const { return world_.settings().dimension; }
 

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <fstream>
-#include <limits>
 #include <sstream>
 
 #include "log/log.hpp"
+#include "mib.hpp"
 
 namespace linkage::server {
 namespace {
@@ -17,8 +17,6 @@ namespace {
 // microseconds. A settled claim makes the next claim read again.
 constexpr auto kResidentFresh = std::chrono::milliseconds(2);
 constexpr auto kLogEvery = std::chrono::seconds(10);
-
-std::string mib(std::uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
 
 // The first number in a file, or none ("max", missing, unreadable).
 std::uint64_t number_in(const char* path) {
@@ -58,22 +56,16 @@ std::uint64_t cgroup_memory_limit(const std::string& proc_self_cgroup, const std
 MemoryGate::MemoryGate(std::uint64_t max, Resident resident) : max_(max), resident_(std::move(resident)) {}
 
 Status MemoryGate::claim(std::uint64_t bytes, std::uint64_t& claimed) {
-  if (max_ == 0) {
-    std::lock_guard lock(mutex_);
-    claimed_ += bytes;
-    claimed += bytes;
-    return ok_status();
-  }
   std::uint64_t resident = 0, others = 0, since = 0;
   {
     std::lock_guard lock(mutex_);
     const auto now = std::chrono::steady_clock::now();
-    if (!fresh_ || now - seen_at_ > kResidentFresh) {
+    if (max_ != 0 && (!fresh_ || now - seen_at_ > kResidentFresh)) {
       resident_seen_ = resident_();
       seen_at_ = now;
       fresh_ = true;
     }
-    if (resident_seen_ + claimed_ + bytes <= max_) {
+    if (max_ == 0 || resident_seen_ + claimed_ + bytes <= max_) {
       claimed_ += bytes;
       claimed += bytes;
       return ok_status();

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "log/log.hpp"
+#include "mib.hpp"
 
 namespace linkage::server {
 
@@ -74,7 +75,6 @@ std::string Unread::refusal(const std::string& peer) const {
     held = it == by_peer_.end() ? 0 : it->second;
     total = total_;
   }
-  const auto mib = [](std::size_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; };
   const auto limit = [&](std::int64_t l) { return l <= 0 ? std::string("no limit") : mib(static_cast<std::size_t>(l)); };
   return "the server holds " + mib(held) + " of answers and frames for clients at " + peer +
          " that they have not read yet, with the requests of their calls still under way "
